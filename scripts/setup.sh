@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Install what the lab and the tests need: Debian packages and the pinned Python toolchain in
+# .venv. Idempotent; when nothing changed since the last run it returns in well under a second.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(openssh-server openssh-client sudo iproute2 iperf3 iputils-ping rsync graphviz
+  procps psmisc kmod git make python3-venv ca-certificates curl)
+REQS=(requirements/test.txt requirements/lab.txt)
+STAMP=.venv/.setup-stamp
+
+note() { printf 'setup: %s\n' "$*"; }
+
+# A Python >= 3.12 for ansible-core 2.21; pyenv installs count (CI machines carry them).
+pick_python() {
+  local c v
+  for c in python3.12 python3.13 python3.14 \
+           /root/.pyenv/versions/3.12*/bin/python3.12 /root/.pyenv/versions/3.13*/bin/python3.13 \
+           /usr/bin/python3 python3; do
+    command -v "$c" >/dev/null 2>&1 || [ -x "$c" ] || continue
+    v=$("$c" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null) || continue
+    case "$v" in
+      3.12|3.13|3.14) "$c" -c 'import sys; print(sys.executable)'; return 0 ;;
+    esac
+  done
+  return 1
+}
+
+missing_apt=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing_apt+=("$p")
+done
+
+if PY=$(pick_python); then
+  CONTROLLER_REQ=requirements/controller.txt
+else
+  PY=$(command -v python3)
+  CONTROLLER_REQ=requirements/controller-py311.txt
+  note "no Python >= 3.12 found: using $("$PY" --version) with ansible-core 2.19 (2.20+ needs 3.12)."
+  note "install python3.12 (or pyenv) and run 'rm -rf .venv && make setup' for the current line."
+fi
+
+want=$(cat "$CONTROLLER_REQ" "${REQS[@]}" scripts/setup.sh | sha256sum | cut -d' ' -f1)
+if [ ${#missing_apt[@]} -eq 0 ] && [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$want" ]; then
+  exit 0
+fi
+
+if [ ${#missing_apt[@]} -gt 0 ]; then
+  [ "$(id -u)" -eq 0 ] || { echo "setup: run as root to install: ${missing_apt[*]}" >&2; exit 1; }
+  note "apt: installing ${missing_apt[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  # policy-rc.d (present on CI images) keeps the machine-wide sshd from starting; the lab runs
+  # its own sshd per simulated Mac.
+  apt-get install -y -qq --no-install-recommends "${missing_apt[@]}" >/dev/null
+fi
+
+if [ ! -x .venv/bin/python ]; then
+  note "creating .venv with $PY"
+  "$PY" -m venv .venv
+fi
+note "pip: installing pinned toolchain ($CONTROLLER_REQ ${REQS[*]})"
+.venv/bin/python -m pip install -q --disable-pip-version-check -U pip
+.venv/bin/python -m pip install -q --disable-pip-version-check -r "$CONTROLLER_REQ" "${REQS[@]/#/-r}"
+echo "$want" > "$STAMP"
+note "ready: $(.venv/bin/ansible --version | head -1)"
