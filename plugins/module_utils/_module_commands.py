@@ -1,0 +1,53 @@
+# -*- coding: utf-8 -*-
+# PRIVATE to the collection: how node modules find and run macOS commands.
+# Do not use this from other collections. Stdlib only, Python 3.9.
+"""Run macOS commands from a module and turn their failures into ``fail_json``.
+
+Binaries are looked up with ``opt_dirs`` first because a non-interactive SSH session has a
+minimal PATH (ansible/ansible#12063) and Homebrew can shadow system tools.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.macops.cluster.plugins.module_utils._parsing import ParseError
+
+# Where macOS installs each tool the modules run.
+SYSTEM_DIRS = {
+    "system_profiler": ["/usr/sbin"],
+    "networksetup": ["/usr/sbin"],
+    "sw_vers": ["/usr/bin"],
+    "rdma_ctl": ["/usr/bin"],
+    "ibv_devices": ["/usr/bin"],
+    "ibv_devinfo": ["/usr/bin"],
+}
+
+
+def find_command(module, name):
+    """Absolute path of a macOS tool, or None when it is not installed."""
+    return module.get_bin_path(name, opt_dirs=SYSTEM_DIRS.get(name, []))
+
+
+def require_command(module, name):
+    path = find_command(module, name)
+    if path is None:
+        module.fail_json(msg="%s not found in %s or PATH: this module runs on macOS only" % (name, ", ".join(SYSTEM_DIRS.get(name, []))))
+    return path
+
+
+def run(module, argv):
+    """Run argv (no shell); fail the module with the command's stderr on a non-zero exit."""
+    rc, stdout, stderr = module.run_command(argv)
+    if rc != 0:
+        module.fail_json(msg="`%s` failed with exit status %d: %s" % (" ".join(argv), rc, (stderr or stdout).strip()),
+                         rc=rc, stdout=stdout, stderr=stderr)
+    return stdout
+
+
+def parse(module, parser, *args):
+    """Call a parser; a ParseError becomes ``fail_json(msg=...)`` naming the command."""
+    try:
+        return parser(*args)
+    except ParseError as exc:
+        module.fail_json(msg=str(exc))

@@ -1,0 +1,233 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: macops.cluster contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+module: rdma_status
+short_description: Check whether a Mac is ready for RDMA over Thunderbolt 5
+version_added: 0.1.0
+description:
+  - Runs C(sw_vers), C(rdma_ctl status), C(ibv_devices), C(ibv_devinfo -v) (only when RDMA devices exist),
+    C(system_profiler -json SPThunderboltDataType) and C(networksetup -listallhardwareports), and
+    reports per RDMA port whether it is cabled, active and has an IPv4 GID.
+  - RV(ready) is true when RDMA is enabled, macOS is at least O(min_macos), and every cabled
+    Thunderbolt 5 port has an C(rdma_enX) device in state C(PORT_ACTIVE) with an IPv4-mapped GID
+    (MLX JACCL needs one), and no cable sits in the Mac Studio port next to Ethernet.
+  - Everything else is reported in RV(problems) with a stable code, a message and a fix.
+    The module does not fail because RDMA is not ready; gate on RV(ready) or RV(problems).
+  - Enabling RDMA needs macOS Recovery and cannot be automated; the C(rdma_disabled) fix lists the steps.
+author: macops.cluster team (@macops)
+extends_documentation_fragment:
+  - macops.cluster.attributes
+options:
+  min_macos:
+    description:
+      - Oldest macOS version accepted as ready. RDMA over Thunderbolt arrived in macOS 26.2.
+    type: str
+    default: "26.2"
+notes:
+  - The module fails only when C(sw_vers), C(system_profiler) or C(networksetup) is missing, fails, or
+    prints something it cannot parse.
+  - A missing C(rdma_ctl) is reported as problem C(rdma_ctl_missing); a failing C(ibv_devices) or
+    C(ibv_devinfo) as warning C(rdma_tool_failed).
+seealso:
+  - module: macops.cluster.system_profiler
+"""
+
+EXAMPLES = r"""
+- name: Check RDMA readiness
+  macops.cluster.rdma_status:
+  register: __macops_rdma
+
+- name: Stop when a node is not ready, listing what to fix
+  ansible.builtin.assert:
+    that: __macops_rdma.ready
+    fail_msg: "{{ __macops_rdma.problems | selectattr('severity', 'equalto', 'error') | map(attribute='message') | list }}"
+
+- name: Accept a beta train on a test rig
+  macops.cluster.rdma_status:
+    min_macos: "26.1"
+"""
+
+RETURN = r"""
+enabled:
+  description: C(rdma_ctl status) said enabled (true) or disabled (false); null when unknown or not installed.
+  returned: always
+  type: bool
+  sample: true
+macos_version:
+  description: C(sw_vers) product version.
+  returned: always
+  type: str
+  sample: "26.2"
+macos_build:
+  description: C(sw_vers) build version; exo wants the same build on every node.
+  returned: always
+  type: str
+  sample: 25C56
+ports:
+  description: One entry per RDMA device and per cabled Thunderbolt port, sorted by interface.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    device:
+      description: RDMA device name (expected name when the device is missing).
+      type: str
+      sample: rdma_en3
+    interface:
+      description: BSD interface of the Thunderbolt port.
+      type: str
+      sample: en3
+    present:
+      description: C(ibv_devices) lists the device.
+      type: bool
+    state:
+      description: Port 1 state from C(ibv_devinfo -v), null when unknown.
+      type: str
+      sample: PORT_ACTIVE
+    active:
+      description: RV(ports[].state) is C(PORT_ACTIVE).
+      type: bool
+    ipv4_gid:
+      description: The GID table has an IPv4-mapped entry (C(::ffff:a.b.c.d)).
+      type: bool
+    gids:
+      description: GID table of port 1.
+      type: list
+      elements: str
+      sample: ["fe80::345e:bff:fe41:7c02", "::ffff:198.19.0.1"]
+    cabled:
+      description: A device is attached to this Thunderbolt port.
+      type: bool
+    speed_gbps:
+      description: Link speed of a cabled port (80 for TB5, 40 for TB4); null when not cabled.
+      type: float
+      sample: 80
+ready:
+  description: RDMA can be used on every cabled Thunderbolt 5 port of this Mac.
+  returned: always
+  type: bool
+problems:
+  description: What stands between this Mac and RDMA; RV(ready) is false while any has severity C(error).
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    code:
+      description:
+        - Stable identifier, one of C(rdma_ctl_missing), C(rdma_status_unknown), C(rdma_disabled),
+          C(macos_too_old), C(rdma_device_missing), C(rdma_port_down), C(rdma_no_ipv4_gid),
+          C(tb_link_tb4_speed), C(rdma_port_next_to_ethernet), C(tb_no_cabled_ports), C(rdma_tool_failed).
+      type: str
+      sample: rdma_port_down
+    severity:
+      description: C(error) or C(warning).
+      type: str
+    message:
+      description: What is wrong, naming the port.
+      type: str
+    fix:
+      description: What to do about it.
+      type: str
+    port:
+      description: Interface the problem is about, null for the whole Mac.
+      type: str
+      sample: en3
+"""
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.macops.cluster.plugins.module_utils import _module_commands as commands
+from ansible_collections.macops.cluster.plugins.module_utils import _ibv_devices, _ibv_devinfo, _rdma_ctl, _rdma_readiness
+from ansible_collections.macops.cluster.plugins.module_utils._mac_facts import thunderbolt_ports
+from ansible_collections.macops.cluster.plugins.module_utils._networksetup import parse_hardware_ports
+from ansible_collections.macops.cluster.plugins.module_utils._parsing import ParseError
+from ansible_collections.macops.cluster.plugins.module_utils._sw_vers import parse_full, version_tuple
+from ansible_collections.macops.cluster.plugins.module_utils._system_profiler import (
+    THUNDERBOLT,
+    parse_json,
+    parse_thunderbolt,
+)
+
+
+def read_rdma_ctl(module):
+    path = commands.find_command(module, "rdma_ctl")
+    if path is None:
+        return None
+    rc, stdout, _stderr = module.run_command([path, "status"])
+    try:
+        return _rdma_ctl.status_from_result(rc, stdout)
+    except ParseError:
+        return _rdma_ctl.UNKNOWN
+
+
+def read_ibv(module, name, argv_tail, parser, tool_problems):
+    """Run an ibv tool leniently: a failure is a warning, never a failed task."""
+    path = commands.find_command(module, name)
+    if path is None:
+        return []
+    argv = [path] + argv_tail
+    rc, stdout, stderr = module.run_command(argv)
+    try:
+        if rc != 0:
+            raise ParseError(" ".join([name] + argv_tail), "exit status %d: %s" % (rc, (stderr or stdout).strip()))
+        return parser(stdout)
+    except ParseError as exc:
+        tool_problems.append(_rdma_readiness.problem(
+            "rdma_tool_failed", _rdma_readiness.WARNING, str(exc),
+            "Run `%s` on the Mac by hand; reboot if RDMA was just enabled." % " ".join([name] + argv_tail),
+        ))
+        return []
+
+
+def collect(module):
+    min_macos = module.params["min_macos"]
+    try:
+        version_tuple(min_macos)
+    except ValueError as exc:
+        module.fail_json(msg="min_macos: %s" % exc)
+    sw_vers = commands.require_command(module, "sw_vers")
+    system_profiler = commands.require_command(module, "system_profiler")
+    networksetup = commands.require_command(module, "networksetup")
+
+    versions = commands.parse(module, parse_full, commands.run(module, [sw_vers]))
+    rdma_status = read_rdma_ctl(module)
+    tool_problems = []
+    devices = read_ibv(module, "ibv_devices", [], _ibv_devices.parse, tool_problems)
+    devinfo = []
+    if devices:
+        devinfo = read_ibv(module, "ibv_devinfo", ["-v"], lambda text: _ibv_devinfo.parse(text, _ibv_devinfo.VERBOSE_COMMAND), tool_problems)
+    profile = commands.parse(module, parse_json, commands.run(module, [system_profiler, "-json", THUNDERBOLT]))
+    hardware_ports = commands.parse(module, parse_hardware_ports, commands.run(module, [networksetup, "-listallhardwareports"]))
+    buses = commands.parse(module, parse_thunderbolt, profile.get(THUNDERBOLT, []))
+    tb_ports = _rdma_readiness.with_device_names(thunderbolt_ports(buses, hardware_ports), buses)
+
+    readiness = _rdma_readiness.assess(rdma_status, versions["product_version"], min_macos, devices, devinfo, tb_ports)
+    return {
+        "changed": False,
+        "enabled": readiness["enabled"],
+        "macos_version": versions["product_version"],
+        "macos_build": versions["build_version"],
+        "ports": readiness["ports"],
+        "ready": readiness["ready"],
+        "problems": readiness["problems"] + tool_problems,
+    }
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(min_macos=dict(type="str", default="26.2")),
+        supports_check_mode=True,
+    )
+    module.exit_json(**collect(module))
+
+
+if __name__ == "__main__":
+    main()

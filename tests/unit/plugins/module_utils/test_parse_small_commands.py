@@ -1,0 +1,134 @@
+"""sw_vers, rdma_ctl and ibv_devices parsers: valid and invalid outputs as data."""
+import pytest
+from fixture_files import read_fixture
+
+from ansible_collections.macops.cluster.plugins.module_utils import _ibv_devices, _rdma_ctl, _sw_vers
+from ansible_collections.macops.cluster.plugins.module_utils._parsing import ParseError
+
+VALID_SW_VERS = [
+    ("sw_vers/tahoe_26_2.txt", {"product_name": "macOS", "product_version": "26.2", "build_version": "25C56", "extra": {}}),
+    ("sw_vers/tahoe_26_5_1.txt", {"product_name": "macOS", "product_version": "26.5.1", "build_version": "25F80", "extra": {}}),
+    ("sw_vers/sequoia_15_6.txt", {"product_name": "macOS", "product_version": "15.6", "build_version": "24G84", "extra": {}}),
+    ("sw_vers/rapid_security_response.txt",
+     {"product_name": "macOS", "product_version": "26.2", "build_version": "25C56a", "extra": {"ProductVersionExtra": "(a)"}}),
+]
+INVALID_SW_VERS = [
+    ("", "the output is empty"),
+    (read_fixture("sw_vers/no_build.txt"), "no BuildVersion line"),
+    (read_fixture("sw_vers/garbage.txt"), "is not `Key: value`"),
+    ("ProductVersion: 26.two\nBuildVersion: 25C56\n", "'26.two' is not a version"),
+    ("ProductVersion: 26.2\nBuildVersion: latest\n", "'latest' is not a build"),
+]
+
+
+@pytest.mark.parametrize("fixture, expected", VALID_SW_VERS)
+def test_sw_vers_full(fixture, expected):
+    assert _sw_vers.parse_full(read_fixture(fixture)) == expected
+
+
+@pytest.mark.parametrize("text, reason", INVALID_SW_VERS)
+def test_sw_vers_full_rejects(text, reason):
+    with pytest.raises(ParseError, match="`sw_vers`: .*" + reason[:12]) as error:
+        _sw_vers.parse_full(text)
+    assert reason in error.value.reason
+
+
+@pytest.mark.parametrize("parser, text, expected", [
+    (_sw_vers.parse_product_version, "26.2\n", "26.2"),
+    (_sw_vers.parse_product_version, "26.5.1\n", "26.5.1"),
+    (_sw_vers.parse_build_version, "25C56\n", "25C56"),
+])
+def test_sw_vers_single_values(parser, text, expected):
+    assert parser(text) == expected
+
+
+@pytest.mark.parametrize("parser, text, command", [
+    (_sw_vers.parse_product_version, "", "sw_vers -productVersion"),
+    (_sw_vers.parse_product_version, "26.2\n25C56\n", "sw_vers -productVersion"),
+    (_sw_vers.parse_build_version, "26.2\n", "sw_vers -buildVersion"),
+])
+def test_sw_vers_single_values_reject(parser, text, command):
+    with pytest.raises(ParseError) as error:
+        parser(text)
+    assert error.value.command == command
+    assert command in str(error.value)
+
+
+@pytest.mark.parametrize("left, right, expected", [
+    ("26.2", "26.2", 0),
+    ("26.2", "26.2.0", 0),
+    ("26.5.1", "26.2", 1),
+    ("26.1", "26.2", -1),
+    ("15.6", "26.2", -1),
+    ("26.10", "26.9", 1),
+    # An old-SDK process sees 16.x for 26.x.
+    ("16.2", "26.2", 0),
+    ("16.1", "26.2", -1),
+])
+def test_compare_versions(left, right, expected):
+    assert _sw_vers.compare_versions(left, right) == expected
+    assert _sw_vers.version_at_least(left, right) is (expected >= 0)
+
+
+@pytest.mark.parametrize("bad", ["", "26.x", "macOS 26.2", "26.2.1.4", None])
+def test_version_tuple_rejects(bad):
+    with pytest.raises(ValueError):
+        _sw_vers.version_tuple(bad)
+
+
+@pytest.mark.parametrize("text, status", [
+    (read_fixture("rdma_ctl/enabled.txt"), "enabled"),
+    (read_fixture("rdma_ctl/disabled.txt"), "disabled"),
+    ("  Enabled \n", "enabled"),
+])
+def test_rdma_ctl_status(text, status):
+    assert _rdma_ctl.parse_status(text) == status
+    assert _rdma_ctl.status_from_result(0, text) == status
+
+
+@pytest.mark.parametrize("text", ["", "\n", "enabled disabled\n", "rdma_ctl: Operation not permitted\n"])
+def test_rdma_ctl_status_rejects(text):
+    with pytest.raises(ParseError, match="rdma_ctl status"):
+        _rdma_ctl.parse_status(text)
+
+
+def test_rdma_ctl_failed_run_is_unknown():
+    assert _rdma_ctl.status_from_result(1, "enabled\n") == "unknown"
+
+
+@pytest.mark.parametrize("status, flag", [("enabled", True), ("disabled", False), ("unknown", None)])
+def test_rdma_ctl_enabled_flag(status, flag):
+    assert _rdma_ctl.enabled_flag(status) is flag
+
+
+VALID_IBV_DEVICES = [
+    ("ibv_devices/studio.txt", ["rdma_en%d" % n for n in range(2, 8)]),
+    ("ibv_devices/studio_unsorted_without_en4.txt", ["rdma_en5", "rdma_en2", "rdma_en3", "rdma_en7", "rdma_en6"]),
+    ("ibv_devices/mini.txt", ["rdma_en2", "rdma_en3", "rdma_en4"]),
+    ("ibv_devices/rdma_disabled.txt", []),
+]
+INVALID_IBV_DEVICES = ["", "ibv_devices/no_header.txt", "ibv_devices/bad_guid.txt"]
+
+
+@pytest.mark.parametrize("fixture, expected", VALID_IBV_DEVICES)
+def test_ibv_devices(fixture, expected):
+    devices = _ibv_devices.parse(read_fixture(fixture))
+    assert [device["device"] for device in devices] == expected
+
+
+def test_ibv_devices_guid_pattern():
+    # First byte increments per port, the other seven are shared (TN3205, MLX docs).
+    guids = [device["node_guid"] for device in _ibv_devices.parse(read_fixture("ibv_devices/studio.txt"))]
+    assert guids[0] == "a04c19e2d7b1ac05"
+    assert set(guid[2:] for guid in guids) == {"4c19e2d7b1ac05"}
+
+
+@pytest.mark.parametrize("fixture", INVALID_IBV_DEVICES)
+def test_ibv_devices_rejects(fixture):
+    with pytest.raises(ParseError, match="`ibv_devices`"):
+        _ibv_devices.parse(read_fixture(fixture) if fixture else fixture)
+
+
+@pytest.mark.parametrize("device, interface", [("rdma_en3", "en3"), ("rdma_", None), ("mlx5_0", None)])
+def test_ibv_devices_interface_of(device, interface):
+    assert _ibv_devices.interface_of(device) == interface

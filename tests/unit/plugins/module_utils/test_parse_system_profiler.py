@@ -1,0 +1,225 @@
+"""system_profiler parsers (JSON and text) and the `mac` dict built from them."""
+import json
+
+import pytest
+from fixture_files import read_fixture
+
+from ansible_collections.macops.cluster.plugins.module_utils import _system_profiler as sp
+from ansible_collections.macops.cluster.plugins.module_utils._mac_facts import build_mac, mask_raw_serials
+from ansible_collections.macops.cluster.plugins.module_utils._networksetup import parse_hardware_ports
+from ansible_collections.macops.cluster.plugins.module_utils._parsing import ParseError
+
+GIB = 1024 ** 3
+
+
+def load(fixture):
+    return sp.parse_json(read_fixture("system_profiler/" + fixture))
+
+
+VALID_HARDWARE = [
+    ("studio_m3_ultra.json", ("Apple M3 Ultra", "Mac15,14", "Mac Studio", 512 * GIB, 32, 24, 8, "QX7F2L9K4M")),
+    ("mini_m4_pro.json", ("Apple M4 Pro", "Mac16,11", "Mac mini", 64 * GIB, 14, 10, 4, "MN4P8T2R6V")),
+    # "proc 14:0:10:4": four fields, the last two add up to the total.
+    ("macbook_pro_m4_max.json", ("Apple M4 Max", "Mac16,6", "MacBook Pro", 36 * GIB, 14, 10, 4, "LP9M4X3C7Q")),
+]
+
+
+@pytest.mark.parametrize("fixture, expected", VALID_HARDWARE)
+def test_hardware(fixture, expected):
+    hardware = sp.parse_hardware(load(fixture)[sp.HARDWARE])
+    assert tuple(hardware[key] for key in (
+        "chip", "model_id", "model_name", "memory_bytes", "cores_total", "cores_performance",
+        "cores_efficiency", "serial_number")) == expected
+
+
+@pytest.mark.parametrize("processors, expected", [
+    ("proc 32:24:8", (32, 24, 8)),
+    ("proc 14:0:10:4", (14, 10, 4)),
+    ("proc 12:3:4", (12, None, None)),
+    ("proc 10", (10, None, None)),
+    ("twelve", (None, None, None)),
+])
+def test_processor_counts(processors, expected):
+    hardware = sp.parse_hardware([{"number_processors": processors}])
+    assert (hardware["cores_total"], hardware["cores_performance"], hardware["cores_efficiency"]) == expected
+
+
+@pytest.mark.parametrize("fixture, expected", [
+    ("studio_m3_ultra.json", ("26.2", "25C56", "25.2.0")),
+    ("mini_m4_pro.json", ("26.5.1", "25F80", "25.5.0")),
+    ("old_macos.json", ("15.6", "24G84", "24.6.0")),
+])
+def test_software(fixture, expected):
+    software = sp.parse_software(load(fixture)[sp.SOFTWARE])
+    assert (software["macos_version"], software["macos_build"], software["kernel"]) == expected
+
+
+def test_thunderbolt_studio():
+    ports = sp.parse_thunderbolt(load("studio_m3_ultra.json")[sp.THUNDERBOLT])
+    assert [(p["receptacle"], p["bus"], p["speed"], p["speed_gbps"], p["link"], p["connected"]) for p in ports] == [
+        (1, 0, "Up to 120 Gb/s", 120, "down", False),
+        (2, 1, "80 Gb/s", 80, "up", True),
+        (3, 2, "80 Gb/s", 80, "up", True),
+        (4, 3, "Up to 120 Gb/s", 120, "down", False),
+        (5, 4, "Up to 120 Gb/s", 120, "down", False),
+        (6, 5, "Up to 120 Gb/s", 120, "down", False),
+    ]
+    assert ports[0]["peer"] is None
+    assert ports[1]["bus_name"] == "thunderboltusb4_bus_1"
+    assert ports[1]["device_name"] == "Mac Studio"
+    assert ports[1]["peer"]["model_id"] == "Mac15,14"
+    assert ports[1]["peer"]["name"] == "Mac Studio"
+    assert ports[1]["peer"]["rdma_service"] is True
+    assert ports[1]["peer"]["domain_uuid"] != ports[1]["domain_uuid"]
+
+
+def test_thunderbolt_tb4_peer_without_rdma_service():
+    ports = sp.parse_thunderbolt(load("studio_tb4_and_en2.json")[sp.THUNDERBOLT])
+    tb4 = ports[3]
+    assert (tb4["receptacle"], tb4["speed_gbps"], tb4["peer"]["rdma_service"]) == (4, 40, False)
+
+
+@pytest.mark.parametrize("bus, expected_link, expected_connected", [
+    # Unknown link code: the receptacle status decides.
+    ({"link_status_key": "0x7", "receptacle_status_key": "receptacle_connected"}, "up", True),
+    ({"receptacle_status_key": "receptacle_no_devices_connected"}, "down", False),
+])
+def test_thunderbolt_link_fallback(bus, expected_link, expected_connected):
+    tag = dict(bus, receptacle_id_key="1", current_speed_key="unknown")
+    port = sp.parse_thunderbolt([{"_name": "odd", "domain_uuid_key": "X", "receptacle_1_tag": tag}])[0]
+    assert (port["link"], port["connected"], port["speed_gbps"], port["bus"]) == (expected_link, expected_connected, None, None)
+
+
+def test_thunderbolt_skips_buses_without_domain_uuid():
+    assert sp.parse_thunderbolt([{"_name": "thunderboltusb4_bus_0"}, "junk"]) == []
+
+
+@pytest.mark.parametrize("bus, reason", [
+    ({"_name": "thunderboltusb4_bus_0", "domain_uuid_key": "X"}, "has no receptacle_1_tag"),
+    ({"_name": "thunderboltusb4_bus_0", "domain_uuid_key": "X", "receptacle_1_tag": {"receptacle_id_key": "left"}}, "is not a number"),
+])
+def test_thunderbolt_rejects(bus, reason):
+    with pytest.raises(ParseError, match="system_profiler -json") as error:
+        sp.parse_thunderbolt([bus])
+    assert reason in error.value.reason
+
+
+def test_memory_and_network():
+    data = load("memory_network.json")
+    assert sp.parse_memory(data[sp.MEMORY]) == {"memory_bytes": 64 * GIB, "type": "LPDDR5", "manufacturer": "Micron"}
+    assert sp.parse_network(data[sp.NETWORK]) == [
+        {"name": "Ethernet", "interface": "en0", "type": "Ethernet", "hardware": "Ethernet",
+         "ipv4_method": "Manual", "ipv4_addresses": ["198.18.0.11"], "service_order": 1},
+        {"name": "Thunderbolt Bridge", "interface": "bridge0", "type": "Bridge", "hardware": "Bridge",
+         "ipv4_method": "DHCP", "ipv4_addresses": [], "service_order": 2},
+    ]
+
+
+INVALID_JSON = [
+    (read_fixture("system_profiler/empty.json"), "the output is empty"),
+    (read_fixture("system_profiler/truncated.json"), "not JSON"),
+    ("[]", "expected an object keyed by data type"),
+    ('{"SPHardwareDataType": {}}', "SPHardwareDataType is not a list"),
+]
+
+
+@pytest.mark.parametrize("text, reason", INVALID_JSON)
+def test_json_rejects(text, reason):
+    with pytest.raises(ParseError, match="`system_profiler -json`") as error:
+        sp.parse_json(text)
+    assert reason in error.value.reason
+
+
+@pytest.mark.parametrize("parser, items, reason", [
+    (sp.parse_hardware, [], "SPHardwareDataType holds no item"),
+    (sp.parse_hardware, [{"physical_memory": "lots"}], "is not like `512 GB`"),
+    (sp.parse_software, [{"os_version": "Tahoe"}], "is not like `macOS 26.2 (25C56)`"),
+    (sp.parse_memory, [{"_items": [{"dimm_size": "8 GB"}]}], "Intel DIMM lists are not supported"),
+    (sp.parse_network, [{"interface": "en0"}], "item without _name"),
+])
+def test_data_type_rejects(parser, items, reason):
+    with pytest.raises(ParseError) as error:
+        parser(items)
+    assert reason in error.value.reason
+
+
+def test_text_forms_agree_with_json():
+    json_ports = sp.parse_thunderbolt(load("studio_m3_ultra.json")[sp.THUNDERBOLT])
+    text_ports = sp.parse_thunderbolt_text(read_fixture("system_profiler/studio_thunderbolt.txt"))
+    assert sp.thunderbolt_differences(json_ports, text_ports) == []
+    assert [port["peer"]["rdma_service"] for port in text_ports if port["peer"]] == [True, True]
+    assert text_ports[1]["peer"]["model_id"] == "Mac15,14"
+    json_hardware = sp.parse_hardware(load("studio_m3_ultra.json")[sp.HARDWARE])
+    assert sp.parse_hardware_text(read_fixture("system_profiler/studio_hardware.txt")) == json_hardware
+
+
+def test_thunderbolt_differences_reported():
+    json_ports = sp.parse_thunderbolt(load("studio_m3_ultra.json")[sp.THUNDERBOLT])
+    text_ports = sp.parse_thunderbolt_text(read_fixture("system_profiler/studio_thunderbolt.txt"))
+    text_ports[1] = dict(text_ports[1], speed="40 Gb/s", speed_gbps=40, peer=None)
+    assert sp.thunderbolt_differences(json_ports, text_ports[:-1]) == [
+        "receptacle 2 speed: JSON '80 Gb/s', text '40 Gb/s'",
+        "receptacle 2 speed_gbps: JSON 80, text 40",
+        "receptacle 2 peer domain_uuid: JSON %r, text None" % json_ports[1]["peer"]["domain_uuid"],
+        "receptacle 6 only in the JSON form",
+    ]
+    assert sp.thunderbolt_differences([], text_ports[:1]) == ["receptacle 1 only in the text form"]
+
+
+@pytest.mark.parametrize("parser, text, reason", [
+    (sp.parse_thunderbolt_text, "", "the output is empty"),
+    (sp.parse_thunderbolt_text, "Thunderbolt/USB4:\n    no colon here\n", "neither `Key: value` nor `Section:`"),
+    (sp.parse_thunderbolt_text, "Thunderbolt/USB4:\n", "no `Thunderbolt/USB4 Bus N:` section"),
+    (sp.parse_thunderbolt_text, "Thunderbolt/USB4 Bus 0:\n  Domain UUID: X\n  Port:\n    Speed: 80 Gb/s\n", "has no Port block"),
+    (sp.parse_hardware_text, "Hardware:\n  Hardware Overview:\n    Chip: Apple M3 Ultra\n", "no `Model Identifier:` line"),
+])
+def test_text_rejects(parser, text, reason):
+    with pytest.raises(ParseError) as error:
+        parser(text)
+    assert reason in error.value.reason
+    assert error.value.command.startswith("system_profiler SP")
+
+
+@pytest.mark.parametrize("serial, masked", [("QX7F2L9K4M", "QX7F******"), ("ABC", "***"), ("", ""), (None, None)])
+def test_mask_serial(serial, masked):
+    assert sp.mask_serial(serial) == masked
+
+
+STUDIO_PORTS = parse_hardware_ports(read_fixture("networksetup/listallhardwareports_studio.txt"))
+
+
+def test_build_mac_studio():
+    mac = build_mac(load("studio_m3_ultra.json"), STUDIO_PORTS)
+    assert {key: mac[key] for key in (
+        "chip", "model_id", "model_name", "memory_bytes", "cores_total", "cores_performance",
+        "cores_efficiency", "macos_version", "macos_build", "kernel", "serial_number")} == {
+        "chip": "Apple M3 Ultra", "model_id": "Mac15,14", "model_name": "Mac Studio",
+        "memory_bytes": 549755813888, "cores_total": 32, "cores_performance": 24, "cores_efficiency": 8,
+        "macos_version": "26.2", "macos_build": "25C56", "kernel": "25.2.0", "serial_number": "QX7F******"}
+    assert mac["hardware_ports"] == STUDIO_PORTS
+    assert [(p["receptacle"], p["interface"], p["connected"]) for p in mac["thunderbolt_ports"]] == [
+        (1, "en2", False), (2, "en3", True), (3, "en4", True), (4, "en5", False), (5, "en6", False), (6, "en7", False)]
+    assert sorted(mac["thunderbolt_ports"][1]) == [
+        "bus", "connected", "domain_uuid", "interface", "link", "peer", "receptacle", "speed", "speed_gbps"]
+    assert mac["network_services"] == []
+
+
+def test_build_mac_unmasked_and_laptop_port_map():
+    ports = parse_hardware_ports(read_fixture("networksetup/listallhardwareports_macbook_pro.txt"))
+    mac = build_mac(load("macbook_pro_m4_max.json"), ports, unmask_serial=True)
+    assert mac["serial_number"] == "LP9M4X3C7Q"
+    assert [(p["receptacle"], p["interface"]) for p in mac["thunderbolt_ports"]] == [(1, "en1"), (2, "en2"), (3, "en3")]
+
+
+def test_build_mac_memory_fallback_and_missing_types():
+    mac = build_mac(load("memory_network.json"), STUDIO_PORTS)
+    assert (mac["memory_bytes"], mac["chip"], mac["macos_version"], mac["thunderbolt_ports"]) == (64 * GIB, None, None, [])
+    assert [service["name"] for service in mac["network_services"]] == ["Ethernet", "Thunderbolt Bridge"]
+
+
+def test_mask_raw_serials_only_touches_serials():
+    raw = load("studio_m3_ultra.json")
+    masked = mask_raw_serials(raw)
+    assert masked[sp.HARDWARE][0]["serial_number"] == "QX7F******"
+    masked[sp.HARDWARE][0]["serial_number"] = raw[sp.HARDWARE][0]["serial_number"]
+    assert json.dumps(masked, sort_keys=True) == json.dumps(raw, sort_keys=True)
