@@ -1,0 +1,439 @@
+# -*- coding: utf-8 -*-
+# PRIVATE to the collection: the data model behind the cluster health report (roles/report).
+# Names and behaviour may change without notice. Stdlib only, Python 3.9 compatible.
+"""Build the report's data model from what the other roles collected, with one overall verdict.
+
+The model is what `report.json` holds and what the HTML, Markdown and SVG renderers draw. It is a
+pure function of its inputs: the same facts give byte-identical files, so the report role stays
+idempotent. Volatile run information (start and end times) lives only under `run`, and
+`fingerprint` hashes everything else so that CI can tell "same cluster state, new run" apart.
+
+Every input key may be missing (a node that failed early): such data is None in the model and
+rendered as "not checked"; nothing here raises on partial input.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import hashlib
+import json
+
+from ._topology_common import ERROR, INFO, WARNING, TopologyError, describe_port, natural_key
+
+SCHEMA_VERSION = 1
+DEFAULT_TITLE = "Mac cluster health"
+SEVERITIES = (ERROR, WARNING, INFO)
+SEVERITY_RANK = dict((severity, rank) for rank, severity in enumerate(SEVERITIES))
+HEALTHY = "healthy"
+DEGRADED = "degraded"
+FAILED = "failed"
+GIB = 1024 ** 3
+
+# Versions that must match on every node: MLX's distributed backends and exo talk to each other
+# with their own wire formats, so mixed versions fail in ways that look like network trouble
+# (user-needs.md item 15).
+PINNED_SOFTWARE = ("python", "mlx", "mlx_lm", "exo")
+HOSTFILE_BACKENDS = ("ring", "jaccl", "jaccl-ring")
+
+NODE_UNREACHABLE = "node_unreachable"
+NODE_FACTS_MISSING = "node_facts_missing"
+SOFTWARE_VERSION_MISMATCH = "software_version_mismatch"
+GPU_WIRED_LIMIT_DIFFERS = "gpu_wired_limit_differs"
+SERVICE_NOT_RUNNING = "service_not_running"
+CHECK_FAILED = "check_failed"
+NO_NODES = "report_no_nodes"
+
+
+class ReportError(TopologyError):
+    """Input the report renderers cannot use; the filters re-raise it as AnsibleFilterError."""
+
+
+def checked_model(model):
+    """The model itself, or ReportError when `model` is not what build_report_model returns."""
+    if not isinstance(model, dict) or model.get("schema_version") != SCHEMA_VERSION \
+            or not isinstance(model.get("topology"), dict) or not isinstance(model.get("nodes"), list):
+        raise ReportError("expected the result of macops.cluster.cluster_report_model (schema_version %d)"
+                          % SCHEMA_VERSION)
+    return model
+
+
+def _dict(value):
+    return value if isinstance(value, dict) else {}
+
+
+def _optional_dict(value):
+    return value if isinstance(value, dict) else None
+
+
+def _text(value):
+    return None if value is None else str(value)
+
+
+def _problem(code, severity, message, fix, host=None, port=None, peer_host=None, link_id=None, source="report"):
+    return {"code": code, "severity": severity, "host": host, "port": port, "peer_host": peer_host,
+            "link_id": link_id, "message": message, "fix": fix, "source": source}
+
+
+def normalise_problem(raw, source, host=None):
+    """A problem in the report's shape; unknown severities count as warnings, never as silence."""
+    raw = _dict(raw)
+    severity = str(raw.get("severity") or WARNING).lower()
+    if severity not in SEVERITY_RANK:
+        severity = WARNING
+    return _problem(
+        code=str(raw.get("code") or "unspecified"), severity=severity,
+        message=str(raw.get("message") or raw.get("msg") or "No message given."),
+        fix=str(raw.get("fix") or "No fix recorded: see the message."),
+        host=_text(raw.get("host") or host), port=_text(raw.get("port")),
+        peer_host=_text(raw.get("peer_host")), link_id=_text(raw.get("link_id")), source=source)
+
+
+def problem_sort_key(problem):
+    """Errors first, then warnings, then info; within one severity cluster-wide problems first,
+    then hosts in natural order (mac2 before mac10), then port and code."""
+    host = problem.get("host")
+    return (SEVERITY_RANK.get(problem.get("severity"), len(SEVERITIES)),
+            (0, ()) if host is None else (1, natural_key(host)),
+            natural_key(problem.get("port") or ""), problem.get("code") or "",
+            problem.get("message") or "")
+
+
+def _host_names(report_nodes, topology):
+    names = set(report_nodes)
+    names.update(h.get("name") for h in topology.get("hosts") or [] if isinstance(h, dict) and h.get("name"))
+    return sorted((str(n) for n in names), key=natural_key)
+
+
+def _memory_gb(memory_bytes):
+    if not isinstance(memory_bytes, (int, float)) or isinstance(memory_bytes, bool):
+        return None
+    return int(round(memory_bytes / GIB))
+
+
+def _hardware(mac, summary):
+    # The topology's host summary repeats model and macOS facts; use it when `mac` is missing so a
+    # node whose facts reached the planner but not the report still shows what it is.
+    source = mac if mac is not None else summary
+    if not source:
+        return None
+    return {
+        "model_name": _text(source.get("model_name")),
+        "model_id": _text(source.get("model_id")),
+        "chip": _text(source.get("chip")),
+        "memory_bytes": source.get("memory_bytes"),
+        "memory_gb": _memory_gb(source.get("memory_bytes")),
+        "macos_version": _text(source.get("macos_version")),
+        "macos_build": _text(source.get("macos_build")),
+    }
+
+
+def _thunderbolt(mac):
+    if mac is None or not isinstance(mac.get("thunderbolt_ports"), list):
+        return None
+    ports = [p for p in mac["thunderbolt_ports"] if isinstance(p, dict)]
+    return {"ports": len(ports), "cabled": len([p for p in ports if p.get("connected")])}
+
+
+def _rdma(rdma):
+    if rdma is None:
+        return None
+    ports = []
+    for port in rdma.get("ports") or []:
+        if isinstance(port, dict):
+            ports.append({"device": _text(port.get("device")), "interface": _text(port.get("interface")),
+                          "present": port.get("present"), "state": _text(port.get("state")),
+                          "active": port.get("active"), "speed_gbps": port.get("speed_gbps")})
+    ports.sort(key=lambda p: natural_key(p["interface"] or p["device"] or ""))
+    return {"enabled": rdma.get("enabled"), "ready": rdma.get("ready"), "ports": ports}
+
+
+def _software(software):
+    if software is None:
+        return None
+    return dict((key, _text(software.get(key))) for key in sorted(set(PINNED_SOFTWARE) | set(software)))
+
+
+def _gpu(gpu):
+    if gpu is None:
+        return None
+    return {"wired_limit_mb": gpu.get("wired_limit_mb"), "target_mb": gpu.get("target_mb")}
+
+
+def _services(services):
+    if services is None:
+        return None
+    result = []
+    for name in sorted(services, key=natural_key):
+        service = _dict(services[name])
+        result.append({"name": str(name), "running": service.get("running"), "pid": service.get("pid"),
+                       "detail": _text(service.get("detail"))})
+    return result
+
+
+def _checks(checks):
+    if not isinstance(checks, list):
+        return None
+    return [{"name": str(_dict(c).get("name") or "unnamed check"), "ok": _dict(c).get("ok"),
+             "detail": _text(_dict(c).get("detail"))} for c in checks]
+
+
+def _addresses(topology, host):
+    ports = _dict(_dict(_dict(topology.get("addresses")).get("hosts")).get(host))
+    return [{"interface": interface, "ip": _dict(entry).get("ip"), "prefix": _dict(entry).get("prefix"),
+             "peer_host": _dict(entry).get("peer_host"), "peer_ip": _dict(entry).get("peer_ip"),
+             "link_id": _dict(entry).get("link_id")}
+            for interface, entry in sorted(ports.items(), key=lambda item: natural_key(item[0]))]
+
+
+def _node_problems(name, data, node):
+    """Problems the node's own data shows: unreachable, missing facts, services, checks, GPU."""
+    problems = []
+    if data.get("reachable") is False:
+        problems.append(_problem(
+            NODE_UNREACHABLE, ERROR, "%s could not be reached, so nothing on it was checked." % name,
+            "Check that %s is powered on and answers `ssh %s` from the controller, then run the playbook "
+            "again." % (name, name), host=name, source="node"))
+    elif node["hardware"] is None:
+        problems.append(_problem(
+            NODE_FACTS_MISSING, WARNING, "No facts were collected from %s: its hardware, cabling and "
+            "versions are not checked." % name,
+            "Run the playbook again without --limit or tags that skip fact gathering on %s." % name,
+            host=name, source="node"))
+    for service in node["services"] or []:
+        if service["running"] is False:
+            problems.append(_problem(
+                SERVICE_NOT_RUNNING, WARNING, "Service %s is not running on %s%s." % (
+                    service["name"], name, (": " + service["detail"]) if service["detail"] else ""),
+                "Read the service's log on %s, then run the playbook again to restart %s."
+                % (name, service["name"]), host=name, source="node"))
+    for check in _dict(data).get("checks") or []:
+        check = _dict(check)
+        if check.get("ok") is False:
+            problems.append(normalise_problem({
+                "code": check.get("code") or CHECK_FAILED, "severity": check.get("severity") or ERROR,
+                "port": check.get("port"),
+                "message": "Check '%s' failed on %s%s." % (check.get("name") or "unnamed check", name,
+                                                          (": %s" % check["detail"]) if check.get("detail") else ""),
+                "fix": check.get("fix") or "Run the playbook again with -v and read the output of '%s' on %s."
+                % (check.get("name") or "unnamed check", name)}, "check", host=name))
+    gpu = node["gpu"]
+    if gpu and gpu["target_mb"] is not None and gpu["wired_limit_mb"] is not None \
+            and gpu["wired_limit_mb"] != gpu["target_mb"]:
+        problems.append(_problem(
+            GPU_WIRED_LIMIT_DIFFERS, WARNING, "GPU wired memory limit on %s is %s MB, the plan says %s MB "
+            "(iogpu.wired_limit_mb does not survive a reboot)." % (name, gpu["wired_limit_mb"], gpu["target_mb"]),
+            "Run the playbook again to set iogpu.wired_limit_mb=%s on %s." % (gpu["target_mb"], name),
+            host=name, source="node"))
+    return problems
+
+
+def _software_problems(nodes):
+    """One problem per node whose pinned software differs from what most nodes run."""
+    problems = []
+    for key in PINNED_SOFTWARE:
+        by_version = {}
+        for node in nodes:
+            version = (node["software"] or {}).get(key)
+            if version:
+                by_version.setdefault(version, []).append(node["name"])
+        if len(by_version) < 2:
+            continue
+        # Ties go to the newer version: updating the laggards is the way forward.
+        wanted = max(by_version, key=lambda v: (len(by_version[v]), natural_key(v)))
+        for version in sorted(by_version, key=natural_key):
+            if version == wanted:
+                continue
+            for host in by_version[version]:
+                problems.append(_problem(
+                    SOFTWARE_VERSION_MISMATCH, WARNING,
+                    "%s runs %s %s; %s of %s nodes run %s." % (
+                        host, key, version, len(by_version[wanted]), len(nodes), wanted),
+                    "Install %s %s on %s (pin the same version for every node and run the playbook again)."
+                    % (key, wanted, host), host=host, source="node"))
+    return problems
+
+
+def _rdma_problems(name, rdma, topology):
+    """rdma_status problems, each tied to its cable when the address plan knows the port."""
+    ports = _dict(_dict(_dict(topology.get("addresses")).get("hosts")).get(name))
+    problems = []
+    for raw in (rdma or {}).get("problems") or []:
+        problem = normalise_problem(raw, "rdma", host=name)
+        if problem["port"] and problem["link_id"] is None:
+            entry = _dict(ports.get(problem["port"]))
+            problem["link_id"] = _text(entry.get("link_id"))
+            problem["peer_host"] = problem["peer_host"] or _text(entry.get("peer_host"))
+        problems.append(problem)
+    return problems
+
+
+def _dedupe(problems):
+    """Drop repeats: a slow cable is seen by the planner and by rdma_status on both of its Macs."""
+    seen = set()
+    kept = []
+    for problem in problems:
+        if problem["link_id"]:
+            key = (problem["code"], "link", problem["link_id"])
+        else:
+            key = (problem["code"], problem["host"], problem["port"], problem["message"])
+        if key not in seen:
+            seen.add(key)
+            kept.append(problem)
+    return kept
+
+
+def _end(end, ip):
+    interface = _text(end.get("interface"))
+    receptacle = end.get("receptacle")
+    return {"host": _text(end.get("host")), "interface": interface, "receptacle": receptacle,
+            "port": describe_port(interface, receptacle) if isinstance(receptacle, int) else (interface or "?"),
+            "ip": ip}
+
+
+def _links(topology, problems):
+    address_links = _dict(_dict(topology.get("addresses")).get("links"))
+    links = []
+    for raw in topology.get("links") or []:
+        if not isinstance(raw, dict) or not isinstance(raw.get("a"), dict) or not isinstance(raw.get("b"), dict):
+            continue
+        link_id = _text(raw.get("id"))
+        plan = _dict(address_links.get(link_id))
+        linked = [p for p in problems if p["link_id"] == link_id and link_id]
+        codes = []
+        for problem in linked:
+            if problem["code"] not in codes:
+                codes.append(problem["code"])
+        worst = min([SEVERITY_RANK[p["severity"]] for p in linked] or [len(SEVERITIES)])
+        links.append({
+            "id": link_id, "a": _end(raw["a"], plan.get("a_ip")), "b": _end(raw["b"], plan.get("b_ip")),
+            "speed_gbps": raw.get("speed_gbps"), "tb5": raw.get("tb5"), "subnet": plan.get("subnet"),
+            "problem_codes": codes,
+            "severity": SEVERITIES[worst] if worst < len(SEVERITIES) else None,
+        })
+    return links
+
+
+def _missing_pairs(names, links):
+    cabled = set(frozenset((l["a"]["host"], l["b"]["host"])) for l in links)
+    return [[a, b] for index, a in enumerate(names) for b in names[index + 1:] if frozenset((a, b)) not in cabled]
+
+
+def _hostfiles(topology):
+    hostfiles = _dict(topology.get("hostfiles"))
+    result = {}
+    for backend in HOSTFILE_BACKENDS:
+        hostfile = _optional_dict(hostfiles.get(backend))
+        result[backend] = {
+            "available": hostfile is not None,
+            "path": "hostfiles/%s.json" % backend if hostfile is not None else None,
+            "hosts": [str(_dict(h).get("ssh")) for h in hostfile.get("hosts") or []] if hostfile else [],
+            "hostfile": hostfile,
+        }
+    return result
+
+
+def _node_status(name, node, problems):
+    if node["reachable"] is False:
+        return ERROR
+    ranks = [SEVERITY_RANK[p["severity"]] for p in problems if p["host"] == name]
+    if ranks and min(ranks) < SEVERITY_RANK[INFO]:
+        return SEVERITIES[min(ranks)]
+    # Planner facts alone (model, macOS) do not make a node "ok": nothing on it was checked.
+    own_data = ("thunderbolt", "rdma", "software", "gpu", "services", "checks")
+    if node["hardware"] is None or all(node[key] is None for key in own_data):
+        return "unknown"
+    return "ok"
+
+
+def verdict_of(problems, node_count):
+    """failed: any error, or no node at all; degraded: any warning; healthy otherwise (info is fine)."""
+    severities = set(p["severity"] for p in problems)
+    if node_count == 0 or ERROR in severities:
+        return FAILED
+    if WARNING in severities:
+        return DEGRADED
+    return HEALTHY
+
+
+def fingerprint_of(model):
+    """sha256 of everything but the run information: equal fingerprints mean an unchanged cluster."""
+    stable = dict((k, v) for k, v in model.items() if k not in ("run", "fingerprint"))
+    return hashlib.sha256(json.dumps(stable, sort_keys=True, default=str).encode("utf-8")).hexdigest()
+
+
+def build_report_model(report_nodes=None, topology=None, problems=None, title=None, run=None):
+    """The report model; see roles/report/README.md and docs/report.md for the schema."""
+    report_nodes = _dict(report_nodes)
+    topology = _dict(topology)
+    names = _host_names(report_nodes, topology)
+    summaries = dict((h.get("name"), h) for h in topology.get("hosts") or [] if isinstance(h, dict))
+
+    nodes = []
+    collected = []
+    for name in names:
+        data = _dict(report_nodes.get(name))
+        mac = _optional_dict(data.get("mac"))
+        rdma = _optional_dict(data.get("rdma"))
+        node = {
+            "name": name,
+            "reachable": data.get("reachable") if isinstance(data.get("reachable"), bool) else None,
+            "hardware": _hardware(mac, _optional_dict(summaries.get(name))),
+            "thunderbolt": _thunderbolt(mac),
+            "rdma": _rdma(rdma),
+            "software": _software(_optional_dict(data.get("software"))),
+            "gpu": _gpu(_optional_dict(data.get("gpu"))),
+            "services": _services(_optional_dict(data.get("services"))),
+            "checks": _checks(data.get("checks")),
+            "addresses": _addresses(topology, name),
+        }
+        nodes.append(node)
+        collected.extend(_node_problems(name, data, node))
+        collected.extend(_rdma_problems(name, rdma, topology))
+
+    all_problems = [normalise_problem(p, "topology") for p in topology.get("problems") or []]
+    all_problems += collected + _software_problems(nodes)
+    all_problems += [normalise_problem(p, "report") for p in (problems or []) if p]
+    if not names:
+        all_problems.append(_problem(
+            NO_NODES, ERROR, "The report has no nodes: no facts reached it.",
+            "Check that the inventory group `macs` lists the Macs and that the play ran on them."))
+    all_problems = sorted(_dedupe(all_problems), key=problem_sort_key)
+
+    for node in nodes:
+        node["status"] = _node_status(node["name"], node, all_problems)
+        node["problem_counts"] = dict((s, len([p for p in all_problems if p["host"] == node["name"]
+                                               and p["severity"] == s])) for s in SEVERITIES)
+
+    links = _links(topology, all_problems)
+    counts = dict((s, len([p for p in all_problems if p["severity"] == s])) for s in SEVERITIES)
+    rdma_ready = [n for n in nodes if n["rdma"] and n["rdma"]["ready"] is True]
+    model = {
+        "schema_version": SCHEMA_VERSION,
+        "title": str(title or DEFAULT_TITLE),
+        "verdict": verdict_of(all_problems, len(nodes)),
+        "summary": {
+            "nodes": len(nodes),
+            "reachable": len([n for n in nodes if n["reachable"] is not False]),
+            "rdma_ready": len(rdma_ready),
+            "links": len(links),
+            "topology_class": _text(topology.get("class")),
+            "problems": counts,
+        },
+        "problem_codes": sorted(set(p["code"] for p in all_problems)),
+        "problems": all_problems,
+        "nodes": nodes,
+        "topology": {
+            "class": _text(topology.get("class")),
+            "ring_order": topology.get("ring_order") if isinstance(topology.get("ring_order"), list) else None,
+            "min_link_gbps": topology.get("min_link_gbps"),
+            "pool": _text(_dict(topology.get("addresses")).get("pool")),
+            "links": links,
+            "missing_pairs": _missing_pairs([n["name"] for n in nodes], links) if len(nodes) > 1 else [],
+            "hostfiles": _hostfiles(topology),
+            "planned": bool(topology),
+        },
+        "run": dict(sorted(_dict(run).items())),
+    }
+    model["fingerprint"] = fingerprint_of(model)
+    return model

@@ -1,0 +1,166 @@
+"""The report model: verdict rules, partial input, problem merging and ordering, schema."""
+import copy
+import json
+
+import pytest
+
+from ansible_collections.macops.cluster.plugins.plugin_utils._report_model import (
+    SCHEMA_VERSION, ReportError, build_report_model, checked_model, problem_sort_key, verdict_of)
+
+from report_fixture import HOSTS, report_inputs
+
+
+def problem(code, severity, host=None, port=None):
+    return {"code": code, "severity": severity, "host": host, "port": port, "message": code + " happened",
+            "fix": "undo " + code}
+
+
+def healthy_inputs():
+    """The fixture with a good cable in place of the TB4 one and RDMA on everywhere."""
+    nodes, topology = report_inputs(rdma_off=None)
+    topology = copy.deepcopy(topology)
+    topology["problems"] = []
+    for node in nodes.values():
+        node["rdma"]["problems"] = []
+        node["rdma"]["ready"] = True
+    return nodes, topology
+
+
+def test_fixture_cluster_fails_on_the_tb4_cable_and_rdma():
+    nodes, topology = report_inputs()
+    model = build_report_model(nodes, topology)
+    assert model["verdict"] == "failed"
+    assert model["problem_codes"] == ["rdma_disabled", "tb_link_tb4_speed"]
+    assert model["summary"] == {"nodes": 4, "reachable": 4, "rdma_ready": 2, "links": 6,
+                                "topology_class": "full_mesh",
+                                "problems": {"error": 2, "warning": 0, "info": 0}}
+    assert [n["status"] for n in model["nodes"]] == ["ok", "error", "error", "ok"]
+
+
+def test_slow_cable_seen_by_planner_and_both_macs_is_reported_once():
+    nodes, topology = report_inputs()
+    # rdma_status on mac2 and mac3 both report the TB4 port; the planner reports the cable
+    assert [p["code"] for n in ("mac2", "mac3") for p in nodes[n]["rdma"]["problems"]].count("tb_link_tb4_speed") == 2
+    model = build_report_model(nodes, topology)
+    slow = [p for p in model["problems"] if p["code"] == "tb_link_tb4_speed"]
+    assert len(slow) == 1 and slow[0]["link_id"] == "mac2:en4--mac3:en4" and slow[0]["source"] == "topology"
+    tb4_link = [l for l in model["topology"]["links"] if l["id"] == "mac2:en4--mac3:en4"][0]
+    assert tb4_link["problem_codes"] == ["tb_link_tb4_speed"] and tb4_link["severity"] == "error"
+    assert tb4_link["speed_gbps"] == 40 and tb4_link["a"]["port"] == "en4 (port 3)"
+
+
+@pytest.mark.parametrize("extra, verdict", [
+    ([], "healthy"),
+    ([problem("x_note", "info", "mac1")], "healthy"),
+    ([problem("x_warn", "warning", "mac1")], "degraded"),
+    ([problem("x_warn", "warning"), problem("x_err", "error", "mac4")], "failed"),
+    ([problem("x_odd", "catastrophic", "mac1")], "degraded"),
+])
+def test_verdict_follows_the_worst_severity(extra, verdict):
+    nodes, topology = healthy_inputs()
+    model = build_report_model(nodes, topology, extra)
+    assert model["verdict"] == verdict
+
+
+def test_no_nodes_is_a_failed_report_not_a_healthy_one():
+    model = build_report_model({}, {})
+    assert model["verdict"] == "failed" and model["problem_codes"] == ["report_no_nodes"]
+    assert verdict_of([], 0) == "failed" and verdict_of([], 3) == "healthy"
+
+
+def test_problems_sorted_by_severity_then_cluster_wide_then_natural_host_order():
+    nodes, topology = healthy_inputs()
+    extra = [problem("b_info", "info", "mac1"), problem("w_mac10", "warning", "mac10"),
+             problem("w_mac2", "warning", "mac2", "en3"), problem("e_mac3", "error", "mac3"),
+             problem("w_cluster", "warning"), problem("e_cluster", "error")]
+    model = build_report_model(nodes, topology, extra)
+    assert [p["code"] for p in model["problems"]] == [
+        "e_cluster", "e_mac3", "w_cluster", "w_mac2", "w_mac10", "b_info"]
+    assert sorted(model["problems"], key=problem_sort_key) == model["problems"]
+
+
+def test_node_that_failed_early_shows_not_checked_and_never_crashes():
+    nodes, topology = healthy_inputs()
+    nodes["mac2"] = {"reachable": False}
+    nodes["mac4"] = {}
+    nodes["mac5"] = {"software": None, "services": "garbage", "checks": "garbage", "rdma": []}
+    model = build_report_model(nodes, topology)
+    by_name = dict((n["name"], n) for n in model["nodes"])
+    assert list(by_name) == ["mac1", "mac2", "mac3", "mac4", "mac5"]
+    # mac2 and mac4 are still in the plan, so their hardware comes from the planner's summary
+    assert by_name["mac2"]["hardware"]["model_name"] == "Mac Studio"
+    assert by_name["mac2"]["hardware"]["memory_gb"] is None
+    assert by_name["mac2"]["status"] == "error" and by_name["mac2"]["rdma"] is None
+    assert by_name["mac4"]["software"] is None and by_name["mac4"]["services"] is None
+    assert by_name["mac5"]["hardware"] is None and by_name["mac5"]["status"] == "warning"
+    codes = [(p["code"], p["host"]) for p in model["problems"]]
+    assert ("node_unreachable", "mac2") in codes and ("node_facts_missing", "mac5") in codes
+    assert model["verdict"] == "failed"
+    json.dumps(model)
+
+
+def test_failed_checks_stopped_services_gpu_drift_and_version_skew_become_problems():
+    nodes, topology = healthy_inputs()
+    nodes["mac1"]["checks"].append({"name": "all_sum smoke", "ok": False, "detail": "timeout after 30 s"})
+    nodes["mac2"]["checks"].append({"name": "exo state", "ok": False, "severity": "warning",
+                                    "code": "exo_cluster_size", "fix": "Toggle Local Network for exo."})
+    nodes["mac3"]["services"]["exo"] = {"running": False, "pid": None, "detail": "exited 78"}
+    nodes["mac4"]["gpu"] = {"wired_limit_mb": 393216, "target_mb": 471859}
+    nodes["mac4"]["software"]["mlx"] = "0.29.0"
+    model = build_report_model(nodes, topology)
+    found = dict((p["code"], p) for p in model["problems"])
+    assert found["check_failed"]["severity"] == "error" and "timeout after 30 s" in found["check_failed"]["message"]
+    assert found["exo_cluster_size"]["fix"] == "Toggle Local Network for exo."
+    assert found["service_not_running"]["host"] == "mac3" and "exited 78" in found["service_not_running"]["message"]
+    assert "iogpu.wired_limit_mb=471859" in found["gpu_wired_limit_differs"]["fix"]
+    skew = found["software_version_mismatch"]
+    assert skew["host"] == "mac4" and "mlx 0.30.3" in skew["fix"]
+    assert model["verdict"] == "failed"
+
+
+def test_version_tie_goes_to_the_newer_version():
+    nodes, topology = healthy_inputs()
+    nodes["mac1"]["software"]["exo"] = nodes["mac2"]["software"]["exo"] = "1.0.10"
+    nodes["mac3"]["software"]["exo"] = nodes["mac4"]["software"]["exo"] = "1.0.9"
+    model = build_report_model(nodes, topology)
+    skewed = sorted(p["host"] for p in model["problems"] if p["code"] == "software_version_mismatch")
+    assert skewed == ["mac3", "mac4"]
+
+
+def test_missing_pairs_and_hostfiles_follow_the_plan():
+    nodes, topology = report_inputs()
+    topology = copy.deepcopy(topology)
+    topology["links"] = [l for l in topology["links"] if l["id"] != "mac1:en3--mac2:en3"]
+    topology["hostfiles"]["jaccl"] = None
+    model = build_report_model(nodes, topology)
+    assert model["topology"]["missing_pairs"] == [["mac1", "mac2"]]
+    assert model["topology"]["hostfiles"]["jaccl"] == {"available": False, "path": None, "hosts": [],
+                                                       "hostfile": None}
+    assert model["topology"]["hostfiles"]["ring"]["path"] == "hostfiles/ring.json"
+
+
+def test_run_info_changes_only_the_run_section_and_not_the_fingerprint():
+    nodes, topology = report_inputs()
+    first = build_report_model(nodes, topology, run={"started": "2026-11-30T10:00:00Z"})
+    second = build_report_model(copy.deepcopy(nodes), copy.deepcopy(topology), run={"started": "2026-11-30T11:00:00Z"})
+    assert first["fingerprint"] == second["fingerprint"]
+    assert dict(first, run=None) == dict(second, run=None)
+    nodes["mac1"]["software"]["exo"] = "1.0.4"
+    assert build_report_model(nodes, topology)["fingerprint"] != first["fingerprint"]
+
+
+def test_same_input_in_another_order_gives_the_same_model():
+    nodes, topology = report_inputs()
+    shuffled = dict((name, nodes[name]) for name in reversed(HOSTS))
+    topology_shuffled = copy.deepcopy(topology)
+    topology_shuffled["problems"].reverse()
+    assert json.dumps(build_report_model(nodes, topology), sort_keys=True) == \
+        json.dumps(build_report_model(shuffled, topology_shuffled), sort_keys=True)
+
+
+def test_checked_model_rejects_anything_else():
+    nodes, topology = report_inputs()
+    assert checked_model(build_report_model(nodes, topology))["schema_version"] == SCHEMA_VERSION
+    for bad in (None, topology, {"schema_version": 99, "topology": {}, "nodes": []}):
+        with pytest.raises(ReportError, match="cluster_report_model"):
+            checked_model(bad)

@@ -1,0 +1,139 @@
+"""HTML and Markdown of the report: parseable, self-contained, problems first with fixes, escaped."""
+import re
+from html.parser import HTMLParser
+
+import pytest
+
+from ansible_collections.macops.cluster.plugins.plugin_utils._report_model import ReportError, build_report_model
+from ansible_collections.macops.cluster.plugins.plugin_utils._report_render import md, render_html, render_markdown
+
+from report_fixture import report_inputs
+
+HOSTILE = "<script>alert('pwned')</script>"
+VOID = {"meta", "br", "img", "input", "link", "hr", "path", "rect"}
+
+
+class Structure(HTMLParser):
+    """Collects tags, text and unbalanced tags, to check the page is well formed."""
+
+    def __init__(self):
+        HTMLParser.__init__(self)
+        self.stack, self.errors, self.tags, self.text, self.attrs = [], [], [], [], []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        self.attrs.extend(attrs)
+        if tag not in VOID:
+            self.stack.append(tag)
+
+    def handle_startendtag(self, tag, attrs):
+        self.tags.append(tag)
+        self.attrs.extend(attrs)
+
+    def handle_endtag(self, tag):
+        if tag in VOID:
+            return
+        if not self.stack or self.stack[-1] != tag:
+            self.errors.append("unexpected </%s> with open %s" % (tag, self.stack[-3:]))
+        else:
+            self.stack.pop()
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def parse(html):
+    parser = Structure()
+    parser.feed(html)
+    parser.close()
+    return parser
+
+
+def hostile_model():
+    nodes, topology = report_inputs()
+    nodes[HOSTILE] = {"reachable": False}
+    extra = [{"code": "x_custom", "severity": "warning", "host": "mac1", "port": "en3",
+              "message": "a | pipe and *stars* in `code`", "fix": "Run `sudo networksetup -listallhardwareports` on mac1."}]
+    return build_report_model(nodes, topology, extra, run={"playbook": "site.yml", "started": "2026-11-30T10:00:00Z"})
+
+
+def test_html_is_well_formed_and_self_contained():
+    page = parse(render_html(hostile_model(), graphviz_href="cabling-graphviz.svg"))
+    assert page.errors == [] and page.stack == []
+    assert "script" not in page.tags and "link" not in page.tags and "img" not in page.tags
+    urls = [v for k, v in page.attrs if k in ("href", "src") and v]
+    assert all(not u.startswith(("http:", "https:", "//")) for u in urls)
+    assert "cabling-graphviz.svg" in urls and "hostfiles/ring.json" in urls
+    assert page.tags.count("svg") == 1
+
+
+def test_hostile_strings_are_escaped():
+    html = render_html(hostile_model())
+    assert HOSTILE not in html
+    assert "&lt;script&gt;alert(&#x27;pwned&#x27;)&lt;/script&gt;" in html
+    text = "".join(parse(html).text)
+    assert HOSTILE in text
+
+
+def test_problems_come_first_with_every_fix():
+    model = hostile_model()
+    html = render_html(model)
+    text = "".join(parse(html).text)
+    for problem in model["problems"]:
+        assert problem["code"] in text
+    assert "<code>sudo networksetup -listallhardwareports</code>" in html
+    assert html.index('id="problems"') < html.index('id="nodes"') < html.index('id="cabling"')
+    order = [html.index('<code>%s</code>' % p["code"]) for p in model["problems"]]
+    assert order == sorted(order)
+    for problem in model["problems"]:
+        fix_text = problem["fix"].replace("`", "")
+        assert fix_text in text.replace("`", ""), fix_text
+    assert 'class="verdict verdict-failed"' in html
+
+
+def healthy_inputs():
+    nodes, topology = report_inputs(rdma_off=None)
+    for node in nodes.values():
+        node["rdma"]["problems"] = []
+    return nodes, dict(topology, problems=[])
+
+
+def test_nodes_without_data_read_not_checked():
+    nodes, topology = healthy_inputs()
+    nodes["mac4"] = {}
+    html = render_html(build_report_model(nodes, topology))
+    row = html[html.index("<b>mac4</b>"):]
+    row = row[:row.index("</tr>")]
+    # reachable, memory, RDMA, GPU: the planner still knows model and macOS from its own facts
+    assert row.count('<span class="nc">not checked</span>') == 4
+    assert "Mac Studio (Mac15,14)" in row and "Not checked" in row
+
+
+def test_healthy_page_says_so():
+    model = build_report_model(*healthy_inputs())
+    assert model["verdict"] == "healthy"
+    html = render_html(model)
+    assert "No problems found." in html and 'class="verdict verdict-healthy"' in html
+    assert "No problems found." in render_markdown(model)
+
+
+def test_markdown_lists_problems_first_and_escapes():
+    model = hostile_model()
+    text = render_markdown(model)
+    assert text.startswith("# Mac cluster health: FAILED\n")
+    assert text.index("## Problems") < text.index("## Nodes") < text.index("## Cables")
+    # Inside a code span Markdown shows text verbatim, so only text outside code spans needs escapes.
+    assert HOSTILE not in re.sub(r"`[^`]*`", "", text) and md(HOSTILE) in text
+    assert "Fix: Run `sudo networksetup -listallhardwareports` on mac1." in text
+    assert "a \\| pipe and \\*stars\\* in `code`" in text
+    for problem in model["problems"]:
+        assert "`%s`" % problem["code"] in text
+    table_rows = [l for l in text.splitlines() if l.startswith("| mac") or l.startswith("| \\<script")]
+    header = [l for l in text.splitlines() if l.startswith("| Node |")][0]
+    assert all(r.count(" | ") == header.count(" | ") for r in table_rows[:5])
+
+
+def test_renderers_reject_other_input():
+    for render in (render_html, render_markdown):
+        with pytest.raises(ReportError):
+            render({"verdict": "healthy"})

@@ -1,0 +1,158 @@
+"""roles/report run by ansible-playbook: check mode, real mode, idempotence, hostfiles, gating;
+and the four filters as Ansible loads them."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from ansible_collections.macops.cluster.plugins.filter import (cabling_svg, cluster_report_model, report_html,
+                                                                report_markdown)
+from ansible_collections.macops.cluster.plugins.plugin_utils._mlx_hostfiles import hostfile_json
+from ansible_collections.macops.cluster.plugins.plugin_utils._topology import build_topology
+
+from report_fixture import planner_nodes, report_inputs
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
+BIN = os.path.dirname(sys.executable)
+FILTERS = {"cluster_report_model": cluster_report_model, "cabling_svg": cabling_svg,
+           "report_html": report_html, "report_markdown": report_markdown}
+REPORT_FILES = ["cabling.svg", "index.html", "report.json", "report.md",
+                "hostfiles/jaccl-ring.json", "hostfiles/jaccl.json", "hostfiles/ring.json"]
+
+PLAYBOOK = """
+- name: Report on the fixture cluster
+  hosts: localhost
+  gather_facts: false
+  vars_files: [inputs.json]
+  roles:
+    - role: macops.cluster.report
+      vars:
+        report_nodes: "{{ fixture_report_nodes }}"
+        # the real planner, called the way site.yml calls it
+        report_topology: "{{ fixture_planner_nodes | macops.cluster.thunderbolt_topology }}"
+        report_problems: "{{ fixture_problems }}"
+        report_dir: out/report
+        report_run: {playbook: site.yml, ansible_version: "2.21"}
+"""
+
+
+def run_ansible(args, cwd, extra_env=None):
+    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"),
+               ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, "collections"), ANSIBLE_LOCAL_TEMP=str(cwd / ".tmp"),
+               ANSIBLE_HOME=str(cwd / ".ansible"), ANSIBLE_STDOUT_CALLBACK="json",
+               ANSIBLE_LOAD_CALLBACK_PLUGINS="1", ANSIBLE_NOCOLOR="1", **(extra_env or {}))
+    return subprocess.run(args, cwd=str(cwd), env=env, capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture
+def project(tmp_path):
+    nodes, _ = report_inputs()
+    problems = [{"code": "exo_cluster_size", "severity": "warning", "host": "mac1", "port": None,
+                 "message": "exo /state on mac1 sees 3 of 4 nodes.", "fix": "Toggle Local Network for exo on mac1."}]
+    (tmp_path / "inputs.json").write_text(json.dumps({"fixture_report_nodes": nodes,
+                                                      "fixture_planner_nodes": planner_nodes(),
+                                                      "fixture_problems": problems}))
+    (tmp_path / "report.yml").write_text(PLAYBOOK)
+    return tmp_path
+
+
+def play(project, *options):
+    result = run_ansible([os.path.join(BIN, "ansible-playbook"), "-i", "localhost,", "-c", "local",
+                          "report.yml"] + list(options), project)
+    output = json.loads(result.stdout) if result.stdout.startswith("{") else None
+    return result, output
+
+
+def final_message(output):
+    for task in output["plays"][0]["tasks"]:
+        if task["task"]["name"].endswith("Show where the report is"):
+            return task["hosts"]["localhost"]["msg"]
+    raise AssertionError("no final message")
+
+
+def test_role_check_mode_real_mode_and_idempotence(project):
+    report_dir = project / "out" / "report"
+
+    result, output = play(project, "--check")
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert output["stats"]["localhost"]["changed"] > 0
+    assert not report_dir.exists()
+    assert "check mode: not written" in final_message(output)
+
+    result, output = play(project)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert output["stats"]["localhost"]["changed"] > 0
+    # relative report_dir resolves against the directory ansible-playbook runs in
+    assert final_message(output).startswith("Cluster report: %s/index.html verdict=failed" % report_dir)
+    written = sorted(str(p.relative_to(report_dir)) for p in report_dir.rglob("*") if p.is_file())
+    expected = list(REPORT_FILES)
+    if "graphviz version" in subprocess.run(["sh", "-c", "dot -V 2>&1 || true"], capture_output=True,
+                                            text=True).stdout:
+        expected.append("cabling-graphviz.svg")
+    assert written == sorted(expected)
+
+    report = json.loads((report_dir / "report.json").read_text())
+    assert report["schema_version"] == 1 and report["verdict"] == "failed"
+    assert report["problem_codes"] == ["exo_cluster_size", "rdma_disabled", "tb_link_tb4_speed"]
+    assert report["run"] == {"ansible_version": "2.21", "playbook": "site.yml"}
+    topology = build_topology(planner_nodes())
+    for backend in ("ring", "jaccl", "jaccl-ring"):
+        assert (report_dir / "hostfiles" / (backend + ".json")).read_text() == hostfile_json(topology, backend)
+    html = (report_dir / "index.html").read_text()
+    assert "Toggle Local Network for exo on mac1." in html and "<svg" in html
+    assert ("cabling-graphviz.svg" in html) == ("cabling-graphviz.svg" in expected)
+
+    result, output = play(project)
+    assert result.returncode == 0 and output["stats"]["localhost"]["changed"] == 0
+    result, output = play(project, "--check")
+    assert result.returncode == 0 and output["stats"]["localhost"]["changed"] == 0
+
+
+def test_role_gates_on_the_verdict_after_writing(project):
+    result, output = play(project, "-e", '{"report_fail_on": ["failed"]}')
+    assert result.returncode != 0
+    failures = [t for t in output["plays"][0]["tasks"] if t["hosts"]["localhost"].get("failed")]
+    assert [t["task"]["name"] for t in failures] == [
+        "macops.cluster.report : Fail when the verdict is one of report_fail_on"]
+    assert "rdma_disabled" in failures[0]["hosts"]["localhost"]["msg"]
+    assert (project / "out" / "report" / "index.html").exists()
+
+
+def test_role_drops_hostfiles_the_cabling_no_longer_allows(project):
+    assert play(project)[0].returncode == 0
+    nodes = planner_nodes()
+    # unplug mac1-mac2: no full mesh any more, so no jaccl hostfile
+    for host, receptacle in (("mac1", 2), ("mac2", 2)):
+        port = [p for p in nodes[host]["mac"]["thunderbolt_ports"] if p["receptacle"] == receptacle][0]
+        port.update({"connected": False, "peer": None, "speed_gbps": None, "link": "down"})
+    inputs = json.loads((project / "inputs.json").read_text())
+    inputs["fixture_planner_nodes"] = nodes
+    (project / "inputs.json").write_text(json.dumps(inputs))
+    result, _ = play(project)
+    assert result.returncode == 0, result.stdout[-3000:]
+    hostfiles = sorted(p.name for p in (project / "out" / "report" / "hostfiles").iterdir())
+    assert hostfiles == ["jaccl-ring.json", "ring.json"]
+
+
+@pytest.mark.parametrize("name", sorted(FILTERS))
+def test_filter_module_exposes_one_filter_named_like_the_file(name):
+    assert list(FILTERS[name].FilterModule().filters()) == [name]
+
+
+@pytest.mark.parametrize("name", sorted(FILTERS))
+def test_ansible_doc_renders(tmp_path, name):
+    result = run_ansible([os.path.join(BIN, "ansible-doc"), "-t", "filter", "--json", "macops.cluster." + name],
+                         tmp_path)
+    assert result.returncode == 0, result.stderr
+    doc = json.loads(result.stdout)["macops.cluster." + name]
+    assert doc["doc"]["name"] == name and doc["examples"] and doc["return"]["_value"]
+
+
+def test_filter_errors_reach_the_user_as_ansible_filter_errors():
+    from ansible.errors import AnsibleFilterError
+    with pytest.raises(AnsibleFilterError, match="report_html: expected the result of"):
+        report_html.report_html({})
+    with pytest.raises(AnsibleFilterError, match="cabling_svg: expected the result of"):
+        cabling_svg.cabling_svg(None)
