@@ -21,6 +21,11 @@ SYSTEM_DIRS = {
     "rdma_ctl": ["/usr/bin"],
     "ibv_devices": ["/usr/bin"],
     "ibv_devinfo": ["/usr/bin"],
+    "pmset": ["/usr/bin"],
+    "ifconfig": ["/sbin"],
+    "route": ["/sbin"],
+    "ping": ["/sbin"],
+    "PlistBuddy": ["/usr/libexec"],
 }
 
 

@@ -1,0 +1,210 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: macops.cluster contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+module: tb_network
+short_description: Give a Mac's Thunderbolt ports their planned static addresses and remove the Thunderbolt Bridge
+version_added: 0.1.0
+description:
+  - Reads the network configuration with C(networksetup) (C(-listallhardwareports),
+    C(-listnetworkserviceorder), C(-getinfo), C(-getMTU)) and C(ifconfig bridge0), then changes only
+    what differs from O(services), O(mtu), O(bridge) and O(order).
+  - One network service per port, named like its hardware port (C(Thunderbolt 2) for C(en3));
+    it is created when missing, enabled, and set to a manual address without a router, so no
+    default route ever goes over Thunderbolt. Other services on the same port are disabled.
+  - O(bridge=absent) disables the Thunderbolt Bridge service, deletes C(bridge0) from
+    C(/Library/Preferences/SystemConfiguration/preferences.plist) (as exo's C(disable_bridge.sh)
+    does; persistent) and destroys the live C(bridge0) (immediate).
+  - O(order=true) moves every Thunderbolt service after all other services, so the management
+    service stays first.
+  - All settings are persistent (SystemConfiguration preferences), so they survive reboots.
+author: macops.cluster team (@macops)
+extends_documentation_fragment:
+  - macops.cluster.attributes
+attributes:
+  check_mode:
+    support: full
+    details: Reads for real and returns the commands it would run.
+  diff_mode:
+    support: full
+    details: Before and after of the Thunderbolt services, the service order and the bridge.
+options:
+  services:
+    description: The ports to address, usually from the C(addresses.hosts) part of the topology plan.
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      device:
+        description: BSD interface of the port (C(en3)), or C(bridge0) to address the bridge itself.
+        type: str
+        required: true
+        aliases: [interface]
+      address:
+        description: IPv4 address of this end of the link.
+        type: str
+        required: true
+        aliases: [ip]
+      netmask:
+        description: Dotted netmask; the plan uses one /30 per cable.
+        type: str
+        default: 255.255.255.252
+  mtu:
+    description: MTU for every port in O(services); null leaves the MTU alone.
+    type: int
+  bridge:
+    description: C(absent) removes the Thunderbolt Bridge; C(keep) leaves it as it is.
+    type: str
+    choices: [absent, keep]
+    default: absent
+  order:
+    description: Put the Thunderbolt services after every other service.
+    type: bool
+    default: true
+notes:
+  - Needs root (C(become)). The C(-getinfo) and C(-getMTU) output formats are unconfirmed on macOS 26
+    (see the parser); an unexpected format fails the task rather than guessing.
+  - Changes the current network location only.
+seealso:
+  - module: macops.cluster.tb_link_check
+"""
+
+EXAMPLES = r"""
+- name: Apply this Mac's part of the address plan
+  macops.cluster.tb_network:
+    services: "{{ macops_topology['addresses']['hosts'][inventory_hostname]
+                  | dict2items(key_name='device') | map(attribute='value') | list }}"
+    mtu: 1500
+  become: true
+
+- name: Address the Thunderbolt Bridge of a two-Mac TCP setup instead of its ports
+  macops.cluster.tb_network:
+    services: [{device: bridge0, address: 198.19.0.1}]
+    bridge: keep
+  become: true
+"""
+
+RETURN = r"""
+commands:
+  description: The commands run (or, in check mode, that would run), each with the reason.
+  returned: always
+  type: list
+  elements: dict
+  sample: [{"tool": "networksetup", "args": ["-setmanual", "Thunderbolt 2", "198.19.0.1", "255.255.255.252"],
+            "reason": "Thunderbolt 2 is dhcp, the plan says 198.19.0.1/255.255.255.252"}]
+services:
+  description: The service each port is managed through, with its address.
+  returned: always
+  type: list
+  elements: dict
+  sample: [{"device": "en3", "service": "Thunderbolt 2", "address": "198.19.0.1", "netmask": "255.255.255.252"}]
+readdressed:
+  description: Existing services whose IPv4 settings differed from the plan, with what they were.
+  returned: always
+  type: list
+  elements: dict
+  sample: [{"device": "en3", "service": "Thunderbolt 2", "was": {"method": "dhcp", "ip_address": null}}]
+bridge_removed:
+  description: Some part of the Thunderbolt Bridge was present and was (or would be) removed.
+  returned: always
+  type: bool
+"""
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.macops.cluster.plugins.module_utils import _module_commands as commands
+from ansible_collections.macops.cluster.plugins.module_utils._ifconfig import parse_interface
+from ansible_collections.macops.cluster.plugins.module_utils._networksetup import (
+    parse_getinfo,
+    parse_hardware_ports,
+    parse_mtu,
+    parse_service_order,
+)
+from ansible_collections.macops.cluster.plugins.module_utils._tb_network import (
+    DEFAULT_BRIDGE_DEVICE,
+    PlanError,
+    plan,
+    services_to_read,
+)
+
+# Where macOS keeps each tool; opt_dirs is searched before PATH (see _module_commands).
+def read_live_bridge(module, ifconfig):
+    """`ifconfig bridge0`, or None when the interface does not exist (exit 1)."""
+    rc, stdout, _stderr = module.run_command([ifconfig, DEFAULT_BRIDGE_DEVICE])
+    if rc != 0:
+        return None
+    return commands.parse(module, parse_interface, stdout)
+
+
+def read_state(module, wanted):
+    networksetup = commands.require_command(module, "networksetup")
+    hardware_ports = commands.parse(module, parse_hardware_ports, commands.run(module, [networksetup, "-listallhardwareports"]))
+    services = commands.parse(module, parse_service_order, commands.run(module, [networksetup, "-listnetworkserviceorder"]))
+    devices = [want["device"] for want in wanted["services"]]
+    infos = {}
+    for name in services_to_read(hardware_ports, services, devices):
+        infos[name] = commands.parse(module, parse_getinfo, commands.run(module, [networksetup, "-getinfo", name]))
+    mtus = {}
+    if wanted["mtu"]:
+        for device in devices:
+            mtus[device] = commands.parse(module, parse_mtu, commands.run(module, [networksetup, "-getMTU", device]))
+    bridge_live = read_live_bridge(module, commands.require_command(module, "ifconfig")) if wanted["bridge"] == "absent" else None
+    return hardware_ports, services, infos, mtus, bridge_live
+
+
+def apply(module, steps):
+    done = []
+    for step in steps:
+        argv = [commands.require_command(module, step["tool"])] + step["args"]
+        rc, stdout, stderr = module.run_command(argv)
+        if rc != 0:
+            module.fail_json(
+                msg="`%s` failed with exit status %d: %s. Already applied: %s. Every change is a persistent "
+                    "setting on its own; fix the cause and run again." % (" ".join(argv), rc, (stderr or stdout).strip(),
+                                                                          [" ".join(d) for d in done] or "nothing"),
+                rc=rc, stdout=stdout, stderr=stderr)
+        done.append(argv)
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            services=dict(type="list", elements="dict", default=[], options=dict(
+                device=dict(type="str", required=True, aliases=["interface"]),
+                address=dict(type="str", required=True, aliases=["ip"]),
+                netmask=dict(type="str", default="255.255.255.252"),
+            )),
+            mtu=dict(type="int"),
+            bridge=dict(type="str", choices=["absent", "keep"], default="absent"),
+            order=dict(type="bool", default=True),
+        ),
+        supports_check_mode=True,
+    )
+    wanted = dict((key, module.params[key]) for key in ("services", "mtu", "bridge", "order"))
+    if wanted["mtu"] is not None and not 1280 <= wanted["mtu"] <= 9000:
+        module.fail_json(msg="mtu must be between 1280 and 9000 (networksetup -listValidMTURange), got %d" % wanted["mtu"])
+    try:
+        result = plan(*read_state(module, wanted), wanted=wanted)
+    except PlanError as exc:
+        module.fail_json(msg=str(exc))
+    if result["steps"] and not module.check_mode:
+        apply(module, result["steps"])
+    module.exit_json(
+        changed=bool(result["steps"]),
+        commands=result["steps"],
+        services=result["services"],
+        readdressed=result["readdressed"],
+        bridge_removed=result["bridge_removed"],
+        diff={"before": result["before"], "after": result["after"]},
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,60 @@
+"""One lab per test session, shared by every end-to-end test: `maclab up` (the default 4-Studio
+mesh) before the first test that asks for it, `maclab down` after the last."""
+import json
+import os
+import subprocess
+import time
+
+import pytest
+
+from labtools import INVENTORY, VENV_BIN, ansible_env, maclab, read_json
+
+@pytest.fixture(scope="session")
+def lab():
+    if os.geteuid() != 0:
+        pytest.skip("the lab needs root")
+    maclab("down")
+    started = time.time()
+    maclab("up", "--ssh-timeout", "30")
+    up_seconds = time.time() - started
+    yield {"up_seconds": up_seconds, "lab": read_json("lab.json")}
+    maclab("down")
+
+
+@pytest.fixture(scope="session")
+def ansible(lab, tmp_path_factory):
+    tmp_dir = str(tmp_path_factory.mktemp("ansible"))
+    env = ansible_env(tmp_dir)
+
+    def run(pattern, module, module_args="", become=False, extra=(), check=True, json_out=False):
+        argv = [os.path.join(VENV_BIN, "ansible"), "-i", INVENTORY, pattern, "-m", module]
+        if module_args:
+            argv += ["-a", module_args]
+        if become:
+            argv.append("--become")
+        argv += list(extra)
+        run_env = dict(env, ANSIBLE_STDOUT_CALLBACK="ansible.builtin.json", ANSIBLE_LOAD_CALLBACK_PLUGINS="1") \
+            if json_out else env
+        proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                              env=run_env, timeout=300)
+        if check and proc.returncode != 0:
+            raise AssertionError("%s failed (rc %d):\n%s\n%s" % (" ".join(argv), proc.returncode,
+                                                                proc.stdout[-4000:], proc.stderr[-2000:]))
+        if json_out:
+            return proc, json.loads(proc.stdout)
+        return proc
+
+    def playbook(text, check=True, extra=()):
+        path = os.path.join(tmp_dir, "play-%d.yml" % int(time.time() * 1000))
+        with open(path, "w") as handle:
+            handle.write(text)
+        argv = [os.path.join(VENV_BIN, "ansible-playbook"), "-i", INVENTORY, path] + list(extra)
+        proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                              env=env, timeout=600)
+        if check and proc.returncode != 0:
+            raise AssertionError("playbook failed (rc %d):\n%s\n%s" % (proc.returncode, proc.stdout[-6000:],
+                                                                      proc.stderr[-2000:]))
+        return proc
+
+    run.playbook = playbook
+    return run

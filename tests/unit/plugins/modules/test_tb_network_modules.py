@@ -1,0 +1,136 @@
+"""macops.cluster.tb_network and tb_link_check against mocked macOS commands."""
+from fixture_files import read_fixture
+from module_harness import FakeMac, run_module
+
+from ansible_collections.macops.cluster.plugins.modules import tb_link_check, tb_network
+
+NS = "/usr/sbin/networksetup"
+PORTS = [NS, "-listallhardwareports"]
+ORDER = [NS, "-listnetworkserviceorder"]
+BRIDGE_INFO = [NS, "-getinfo", "Thunderbolt Bridge"]
+IFCONFIG_BRIDGE = ["/sbin/ifconfig", "bridge0"]
+EN3 = {"device": "en3", "address": "198.19.0.1"}
+
+
+def ok(fixture):
+    return (0, read_fixture(fixture), "")
+
+
+def fresh_studio(extra=()):
+    return FakeMac([
+        (PORTS, ok("networksetup/listallhardwareports_studio.txt")),
+        (ORDER, ok("networksetup/listnetworkserviceorder_fresh_studio.txt")),
+        (BRIDGE_INFO, ok("networksetup/getinfo_dhcp_no_lease.txt")),
+        (IFCONFIG_BRIDGE, ok("ifconfig/bridge0_two_members.txt")),
+    ] + list(extra))
+
+
+CHANGES = [
+    [NS, "-createnetworkservice", "Thunderbolt 2", "Thunderbolt 2"],
+    [NS, "-setmanual", "Thunderbolt 2", "198.19.0.1", "255.255.255.252"],
+    [NS, "-setnetworkserviceenabled", "Thunderbolt Bridge", "off"],
+    ["/usr/libexec/PlistBuddy", "-c", "Delete :VirtualNetworkInterfaces:Bridge:bridge0",
+     "/Library/Preferences/SystemConfiguration/preferences.plist"],
+    ["/sbin/ifconfig", "bridge0", "deletem", "en2"],
+    ["/sbin/ifconfig", "bridge0", "deletem", "en3"],
+    ["/sbin/ifconfig", "bridge0", "destroy"],
+]
+
+
+def test_check_mode_reads_only_and_predicts_the_changes(monkeypatch, capsys):
+    result, calls = run_module(monkeypatch, capsys, tb_network.main,
+                               {"services": [EN3], "_ansible_check_mode": True, "_ansible_diff": True}, fresh_studio())
+    assert calls == [PORTS, ORDER, IFCONFIG_BRIDGE]
+    assert result["changed"] is True
+    assert [[step["tool"]] + step["args"] for step in result["commands"]][:2] == [
+        ["networksetup"] + CHANGES[0][1:], ["networksetup"] + CHANGES[1][1:]]
+    assert result["diff"]["before"]["thunderbolt_bridge"]["live_members"] == ["en2", "en3"]
+    assert result["diff"]["after"]["thunderbolt_services"]["Thunderbolt 2"]["ipv4"]["ip_address"] == "198.19.0.1"
+
+
+def test_real_run_applies_the_planned_commands_in_order(monkeypatch, capsys):
+    mac = fresh_studio([(argv, (0, "", "")) for argv in CHANGES])
+    result, calls = run_module(monkeypatch, capsys, tb_network.main, {"services": [EN3]}, mac)
+    assert calls == [PORTS, ORDER, IFCONFIG_BRIDGE] + CHANGES
+    assert result["changed"] is True
+    assert result["bridge_removed"] is True
+    assert result["services"] == [{"device": "en3", "service": "Thunderbolt 2", "address": "198.19.0.1",
+                                   "netmask": "255.255.255.252"}]
+
+
+def test_failing_command_names_what_was_already_applied(monkeypatch, capsys):
+    mac = fresh_studio([(CHANGES[0], (0, "", "")), (CHANGES[1], (4, "** Error: The parameters were not valid.\n", ""))])
+    result, calls = run_module(monkeypatch, capsys, tb_network.main, {"services": [EN3]}, mac)
+    assert calls[-1] == CHANGES[1]
+    assert result["failed"] is True
+    assert "exit status 4" in result["msg"]
+    assert "-createnetworkservice Thunderbolt 2 Thunderbolt 2" in result["msg"]
+
+
+def test_mtu_outside_the_valid_range_is_refused_before_reading(monkeypatch, capsys):
+    result, calls = run_module(monkeypatch, capsys, tb_network.main, {"services": [EN3], "mtu": 65000}, fresh_studio())
+    assert calls == []
+    assert "mtu must be between 1280 and 9000" in result["msg"]
+
+
+def test_unknown_device_fails_with_the_port_list(monkeypatch, capsys):
+    result, _calls = run_module(monkeypatch, capsys, tb_network.main,
+                                {"services": [{"device": "en42", "address": "198.19.0.1"}]}, fresh_studio())
+    assert result["failed"] is True
+    assert "en42 is not a hardware port" in result["msg"]
+
+
+ROUTE = "/sbin/route"
+PING = "/sbin/ping"
+
+
+def link_mac(peer_route="route/peer_on_en3.txt", ping=("ping/macos_two_replies.txt", 0), default=(0, "route/default_en0.txt")):
+    ping_fixture, ping_rc = ping
+    default_rc, default_fixture = default
+    return FakeMac([
+        (PORTS, ok("networksetup/listallhardwareports_studio.txt")),
+        ([ROUTE, "-n", "get", "default"], (default_rc, read_fixture(default_fixture) if default_fixture else "",
+                                           "route: writing to routing socket: not in table\n" if default_rc else "")),
+        ([ROUTE, "-n", "get", "198.19.0.2"], ok(peer_route) if peer_route else (1, "", "not in table")),
+        ([PING, "-c", "2", "-t", "3", "198.19.0.2"], (ping_rc, read_fixture(ping_fixture), "")),
+    ])
+
+
+LINK = {"interface": "en3", "peer_ip": "198.19.0.2", "peer_host": "mac2"}
+
+
+def check(monkeypatch, capsys, mac, link=LINK):
+    result, _calls = run_module(monkeypatch, capsys, tb_link_check.main, {"links": [link], "_ansible_check_mode": True}, mac)
+    assert result["changed"] is False
+    return result
+
+
+def test_healthy_link(monkeypatch, capsys):
+    result = check(monkeypatch, capsys, link_mac())
+    assert result["links"] == [dict(LINK, route_interface="en3", transmitted=2, received=2, ok=True)]
+    assert result["default_route"] == {"interface": "en0", "gateway": "10.0.1.1"}
+    assert result["problems"] == []
+
+
+def test_silent_peer_names_port_and_peer(monkeypatch, capsys):
+    result = check(monkeypatch, capsys, link_mac(ping=("ping/macos_no_reply.txt", 2)))
+    assert [(p["code"], p["port"], p["peer_host"]) for p in result["problems"]] == [("tb_link_no_reply", "en3", "mac2")]
+    assert "mac2 (198.19.0.2)" in result["problems"][0]["message"]
+
+
+def test_peer_reached_over_another_port(monkeypatch, capsys):
+    result = check(monkeypatch, capsys, link_mac(), link=dict(LINK, interface="en4"))
+    assert result["links"][0]["ok"] is False
+    assert [p["code"] for p in result["problems"]] == ["tb_link_wrong_interface"]
+
+
+def test_no_route_and_no_default_route(monkeypatch, capsys):
+    result = check(monkeypatch, capsys, link_mac(peer_route=None, ping=("ping/macos_no_reply.txt", 2), default=(1, None)))
+    assert result["default_route"] is None
+    assert result["links"][0]["route_interface"] is None
+    assert [p["code"] for p in result["problems"]] == ["tb_link_no_reply"]
+
+
+def test_default_route_over_the_bridge(monkeypatch, capsys):
+    result = check(monkeypatch, capsys, link_mac(default=(0, "route/default_bridge0.txt")))
+    assert [(p["code"], p["port"]) for p in result["problems"]] == [("tb_default_route_over_thunderbolt", "bridge0")]
