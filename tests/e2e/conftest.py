@@ -58,3 +58,9 @@ def ansible(lab, tmp_path_factory):
 
     run.playbook = playbook
     return run
+
+
+def pytest_collection_modifyitems(items):
+    """`test_99_down.py` takes the shared lab down to prove nothing is left behind: whatever
+    directory it sits in, it runs after every other end-to-end test."""
+    items.sort(key=lambda item: os.path.basename(str(item.fspath)) == "test_99_down.py")

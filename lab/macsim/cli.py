@@ -1,0 +1,114 @@
+"""`maclab`: bring the simulated Mac cluster up and down, look at it, break it."""
+import argparse
+import json
+import os
+import sys
+
+from . import faults, lab as labmod, layout, net, profiles, topology
+
+FAULT_HELP = """\
+cut A B              unplug the cable(s) between A and B
+degrade A B          swap in a TB4 cable (40 Gb/s, lower rate)
+rdma-off HOST        RDMA disabled (as after an NVRAM reset)
+build HOST BUILD     macOS build differs (e.g. 25C57)
+bridge-on HOST       Thunderbolt Bridge back on, over every TB port
+ip-reset HOST        an exo-style LaunchDaemon keeps resetting TB services to DHCP
+no-return HOST       the host's next reboot never comes back
+down HOST            halt now
+up HOST              power on
+disk-full HOST SIZE  the boot volume is full (SIZE free bytes, e.g. 0 or 500M)
+wired-reset HOST     iogpu.wired_limit_mb back to 0
+clear                undo all faults
+"""
+
+
+def _parser():
+    parser = argparse.ArgumentParser(prog="maclab", description=__doc__)
+    parser.add_argument("--root", default=None, help="lab root (default $MACLAB_ROOT or %s)" % layout.DEFAULT_ROOT)
+    sub = parser.add_subparsers(dest="verb", required=True)
+
+    up = sub.add_parser("up", help="create the lab (idempotent)")
+    up.add_argument("--nodes", type=int, default=4)
+    up.add_argument("--topology", default="mesh", help="mesh, ring, line or a JSON cable file")
+    up.add_argument("--profiles", default=None,
+                    help="comma list, one per node (known: %s)" % ", ".join(sorted(profiles.PROFILES)))
+    up.add_argument("--link-rate", default=topology.DEFAULT_TB5_RATE, help="tbf rate of a TB5 cable")
+    up.add_argument("--boot-seconds", type=float, default=5.0)
+    up.add_argument("--macos", default="%s:%s" % (profiles.DEFAULT_OS["version"], profiles.DEFAULT_OS["build"]),
+                    help="VERSION:BUILD of every host")
+    up.add_argument("--name", default="lab", help="lab name; identities derive from it")
+    up.add_argument("--ssh-timeout", type=float, default=30.0)
+    up.add_argument("--skip-selfcheck", action="store_true", help="development only")
+
+    sub.add_parser("down", help="remove the lab, also after a crash (idempotent)")
+    status = sub.add_parser("status")
+    status.add_argument("--json", action="store_true")
+    ssh = sub.add_parser("ssh", help="maclab ssh HOST -- CMD")
+    ssh.add_argument("host")
+    ssh.add_argument("command", nargs=argparse.REMAINDER)
+    wait = sub.add_parser("wait", help="wait until every powered-on host answers SSH")
+    wait.add_argument("--timeout", type=float, default=60.0)
+    recovery = sub.add_parser("recovery", help="reboot HOST into recoveryOS")
+    recovery.add_argument("host")
+    sub.add_parser("wheels", help="fill .cache/wheelhouse with pip download")
+    fault = sub.add_parser("fault", help="inject a fault", formatter_class=argparse.RawDescriptionHelpFormatter,
+                           epilog=FAULT_HELP)
+    fault.add_argument("kind", choices=sorted(faults.KINDS))
+    fault.add_argument("args", nargs="*")
+    return parser
+
+
+def _os_info(value):
+    version, _, build = value.partition(":")
+    darwin = "%d.%s.0" % (int(version.split(".")[0]) - 1, version.split(".")[1] if "." in version else "0")
+    return {"version": version, "build": build or profiles.DEFAULT_OS["build"], "darwin": darwin}
+
+
+def _print_status(data):
+    print("lab %s at %s (package index %s)" % (data["name"], data["root"], "up" if data["http"] else "DOWN"))
+    print("%-6s %-13s %-10s %-10s %-9s %-5s %-4s %-14s %s" % ("host", "address", "profile", "power", "mode",
+                                                             "boots", "ssh", "macOS", "rdma"))
+    for h in data["hosts"]:
+        print("%-6s %-13s %-10s %-10s %-9s %-5d %-4s %-14s %s" % (
+            h["name"], h["ip"], h["profile"], h["power"] if h["supervisor"] else "NO-SUPERVISOR", h["mode"],
+            h["boot_count"], "yes" if h["ssh"] else "no", h["os"], "on" if h["rdma"] else "off"))
+    for c in data["cables"]:
+        print("cable %d: %s %s <-> %s %s  %s %s %s" % (c["id"], c["a"], c["a_device"], c["b"], c["b_device"],
+                                                    c["kind"], c["speed"], c.get("state", "connected")))
+
+
+def main(argv=None):
+    args = _parser().parse_args(argv)
+    paths = layout.Paths(args.root)
+    try:
+        if args.verb == "up":
+            plan = labmod.plan(args.name, args.nodes, args.topology,
+                               args.profiles.split(",") if args.profiles else None,
+                               args.link_rate, args.boot_seconds, _os_info(args.macos))
+            labmod.up(paths, plan, ssh_timeout=args.ssh_timeout, selfcheck_enabled=not args.skip_selfcheck)
+        elif args.verb == "down":
+            labmod.down(paths)
+        elif args.verb == "status":
+            data = labmod.status(paths)
+            if args.json:
+                json.dump(data, sys.stdout, indent=2)
+                print()
+            else:
+                _print_status(data)
+        elif args.verb == "ssh":
+            command = args.command[1:] if args.command[:1] == ["--"] else args.command
+            argv = faults.host_shell_argv(paths, args.host, command)
+            os.execvp(argv[0], argv)
+        elif args.verb == "wait":
+            labmod.wait(paths, labmod.load(paths), timeout=args.timeout)
+        elif args.verb == "recovery":
+            faults.reboot(paths, args.host, next_mode="recovery")
+        elif args.verb == "wheels":
+            from . import wheelhouse
+            wheelhouse.download()
+        elif args.verb == "fault":
+            print(faults.apply(paths, args.kind, args.args))
+        return 0
+    except (labmod.LabError, faults.FaultError, net.NetError, ValueError) as exc:
+        print("maclab: %s" % exc, file=sys.stderr)
+        return 1

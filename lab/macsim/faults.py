@@ -1,0 +1,380 @@
+"""`maclab fault ...`, power and recovery: edit lab.json / state.json and the live links.
+
+Every fault is recorded in lab.json `faults` with what it replaced, so `fault clear` can put
+exactly that back. The shim reads the state; links change here.
+"""
+import json
+import os
+import plistlib
+import re
+import signal
+import socket
+
+from . import layout, net, statefile, topology
+
+
+class FaultError(RuntimeError):
+    pass
+
+
+# ---- helpers -------------------------------------------------------------------------------
+def _lab(paths):
+    if not os.path.exists(paths.lab_json):
+        raise FaultError("no lab at %s" % paths.root)
+    return statefile.read_json(paths.lab_json)
+
+
+def _check_host(lab, host):
+    if host not in [h["name"] for h in lab["hosts"]]:
+        raise FaultError("unknown host %r" % host)
+
+
+def _edit_state(paths, host, name="state.json"):
+    return statefile.editing(paths.host_file(host, name), paths.host(host))
+
+
+def _record(paths, kind, args, saved=None):
+    with statefile.editing(paths.lab_json, paths.root) as lab:
+        lab.setdefault("faults", []).append({"kind": kind, "args": list(args), "saved": saved})
+
+
+def _launchd_request(paths, host, request):
+    """Talk to the host's launchd like its launchctl shim does (the socket path is shared)."""
+    client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    client.settimeout(15)
+    try:
+        client.connect(paths.host_file(host, "run", "launchd.sock"))
+        client.sendall((json.dumps(request) + "\n").encode())
+        data = b""
+        while not data.endswith(b"\n"):
+            chunk = client.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    finally:
+        client.close()
+    return json.loads(data.decode())
+
+
+def _launchd_hostpid(paths, host):
+    try:
+        with open(paths.host_file(host, "run", "launchd.pid")) as handle:
+            return int(handle.read())
+    except (OSError, ValueError):
+        return None
+
+
+def parse_size(text):
+    match = re.match(r"^(\d+(?:\.\d+)?)\s*([KMGT]?)i?B?$", text.strip(), re.I)
+    if not match:
+        raise FaultError("cannot read size %r (examples: 0, 500M, 2G)" % text)
+    factor = {"": 1, "K": 1000, "M": 1000 ** 2, "G": 1000 ** 3, "T": 1000 ** 4}[match.group(2).upper()]
+    return int(float(match.group(1)) * factor)
+
+
+# ---- power ---------------------------------------------------------------------------------
+def _power_request(paths, host, request):
+    with open(paths.host_file(host, "run", "power_request"), "w") as handle:
+        handle.write(request + "\n")
+    pid = _launchd_hostpid(paths, host)
+    if pid is None:
+        raise FaultError("%s is not running" % host)
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        raise FaultError("%s is not running" % host)
+
+
+def reboot(paths, host, next_mode=None):
+    _check_host(_lab(paths), host)
+    if next_mode:
+        with _edit_state(paths, host) as state:
+            state["boot"]["next_mode"] = next_mode
+    _power_request(paths, host, "reboot")
+    return "%s rebooting%s" % (host, " into %s" % next_mode if next_mode else "")
+
+
+def power_on(paths, host):
+    with open(paths.host_file(host, "run", "power_on"), "w") as handle:
+        handle.write("on\n")
+
+
+def host_shell_argv(paths, host, command):
+    """SSH, or in recoveryOS (no SSH there) the Recovery Terminal: a root shell in the host."""
+    lab = _lab(paths)
+    _check_host(lab, host)
+    state = statefile.read_json(paths.host_file(host, "state.json"))
+    if state["boot"].get("mode") == "recovery":
+        pid = _launchd_hostpid(paths, host)
+        shell = ["/bin/sh", "-c", " ".join(command)] if command else ["/bin/bash", "-l"]
+        return ["nsenter", "-t", str(pid), "-a"] + shell
+    return ["ssh", "-F", paths.ssh_config, host] + (["--", " ".join(command)] if command else [])
+
+
+# ---- cables --------------------------------------------------------------------------------
+def _cables(lab, a, b):
+    _check_host(lab, a)
+    _check_host(lab, b)
+    cables = topology.cables_between(lab["cables"], a, b)
+    if not cables:
+        raise FaultError("no cable between %s and %s" % (a, b))
+    return cables
+
+
+def _port_mac(paths, host, device):
+    state = statefile.read_json(paths.host_file(host, "state.json"))
+    for port in state["hardware"]["tb_ports"]:
+        if port["device"] == device:
+            return port["mac"]
+    raise FaultError("%s has no port %s" % (host, device))
+
+
+def fault_cut(paths, a, b):
+    with statefile.editing(paths.lab_json, paths.root) as lab:
+        for cable in _cables(lab, a, b):
+            if cable.get("state") == "cut":
+                continue
+            ends = [(cable["a"], cable["a_device"]), (cable["b"], cable["b_device"])]
+            cable["saved_ports"] = {"%s/%s" % end: net.snapshot_port(*end) for end in ends}
+            for host, device in ends:
+                # Unplugging keeps the port's configuration; only the carrier goes.
+                net.create_idle_port(host, device, _port_mac(paths, host, device))
+                net.restore_port(host, device, cable["saved_ports"]["%s/%s" % (host, device)])
+            cable["state"] = "cut"
+    return "cable(s) %s-%s unplugged" % (a, b)
+
+
+def restore_cable(paths, cable):
+    ends = [(cable["a"], cable["a_device"]), (cable["b"], cable["b_device"])]
+    net.create_cable(cable, {end: _port_mac(paths, *end) for end in ends})
+    for host, device in ends:
+        saved = cable.get("saved_ports", {}).get("%s/%s" % (host, device))
+        if saved:
+            net.restore_port(host, device, saved)
+    cable["state"] = "connected"
+    cable.pop("saved_ports", None)
+
+
+def fault_degrade(paths, a, b):
+    with statefile.editing(paths.lab_json, paths.root) as lab:
+        for cable in _cables(lab, a, b):
+            topology.set_kind(cable, "tb4", lab["link_rate"])
+            if cable.get("state") == "connected":
+                net.shape(cable["a"], cable["a_device"], cable["rate"])
+                net.shape(cable["b"], cable["b_device"], cable["rate"])
+    return "cable(s) %s-%s now TB4 (%s)" % (a, b, topology.TB4_SPEED)
+
+
+# ---- host state ----------------------------------------------------------------------------
+def fault_rdma_off(paths, host):
+    with _edit_state(paths, host) as state:
+        saved = dict(state["rdma"])
+        state["rdma"] = {"enabled": False, "pending": None}
+    _record(paths, "rdma-off", [host], saved)
+    return "%s: RDMA disabled" % host
+
+
+def fault_build(paths, host, build):
+    with _edit_state(paths, host) as state:
+        saved = state["os"]["build"]
+        state["os"]["build"] = build
+    _record(paths, "build", [host, build], saved)
+    return "%s: macOS build %s" % (host, build)
+
+
+def _tb_devices(state):
+    return [p["device"] for p in state["hardware"]["tb_ports"]]
+
+
+def fault_bridge_on(paths, host):
+    with _edit_state(paths, host) as state:
+        network = state["network"]
+        saved = {"bridge": dict(network["bridge"]),
+                 "service": next((dict(s) for s in network["services"] if s["device"] == "bridge0"), None)}
+        network["bridge"] = {"exists": True, "members": _tb_devices(state)}
+        service = next((s for s in network["services"] if s["device"] == "bridge0"), None)
+        if service is None:
+            network["services"].append({"name": "Thunderbolt Bridge", "device": "bridge0", "enabled": True,
+                                        "ipv4": {"method": "dhcp"}, "mtu": 1500})
+            network["order"].append("Thunderbolt Bridge")
+        else:
+            service["enabled"] = True
+        mac = state["hardware"]["bridge_mac"]
+        members = network["bridge"]["members"]
+    net.create_tb_bridge(host, mac, members)  # with STP, before netapply sees it
+    reapply_network(paths, host)
+    _record(paths, "bridge-on", [host], saved)
+    return "%s: Thunderbolt Bridge on over %s" % (host, ", ".join(members))
+
+
+_REAPPLY = """
+import json, os, sys
+sys.path.insert(0, sys.argv[1])
+from macsim import netapply
+with open(os.path.join(sys.argv[2], "state.json")) as handle:
+    netapply.apply(json.load(handle), sys.argv[2])
+"""
+
+
+def reapply_network(paths, host):
+    """Put the host's persistent network state on its live links, with the same reconciler the
+    host runs at boot (netapply), from the controller: works whether the host is up or not."""
+    env = dict(os.environ, MACLAB_WORLD_DIR=paths.root)
+    lab = _lab(paths)
+    net.run(["ip", "netns", "exec", layout.netns(host), lab["tools_python"], "-sE", "-c", _REAPPLY,
+             paths.code, paths.host(host)], env=env)
+
+
+def _undo_bridge_on(paths, host, saved):
+    with _edit_state(paths, host) as state:
+        network = state["network"]
+        network["bridge"] = saved["bridge"]
+        network["services"] = [s for s in network["services"] if s["device"] != "bridge0"]
+        if saved["service"] is not None:
+            network["services"].append(saved["service"])
+        elif "Thunderbolt Bridge" in network["order"]:
+            network["order"].remove("Thunderbolt Bridge")
+    reapply_network(paths, host)
+
+
+IP_RESET_LABEL = "io.exo.networksetup"
+IP_RESET_SCRIPT = "/Library/Application Support/EXO/reset_tb_dhcp.sh"
+IP_RESET_PLIST = "/Library/LaunchDaemons/%s.plist" % IP_RESET_LABEL
+IP_RESET_BODY = """\
+#!/bin/bash
+# Installed by `maclab fault ip-reset`: like exo's io.exo.networksetup daemon, keep putting every
+# Thunderbolt service back on DHCP, which removes the addresses the collection planned.
+while true; do
+  networksetup -listallnetworkservices 2>/dev/null | tail -n +2 | sed 's/^\\*//' \\
+    | grep 'Thunderbolt' | grep -v '^Thunderbolt Bridge$' | while IFS= read -r service; do
+      networksetup -setdhcp "$service"
+    done
+  sleep 3
+done
+"""
+
+
+def fault_ip_reset(paths, host):
+    fs = paths.host_file(host, "fs")
+    script = fs + IP_RESET_SCRIPT
+    os.makedirs(os.path.dirname(script), exist_ok=True)
+    with open(script, "w") as handle:
+        handle.write(IP_RESET_BODY)
+    os.chmod(script, 0o755)
+    with open(fs + IP_RESET_PLIST, "wb") as handle:
+        plistlib.dump({"Label": IP_RESET_LABEL, "ProgramArguments": ["/bin/bash", IP_RESET_SCRIPT],
+                       "RunAtLoad": True, "KeepAlive": True,
+                       "StandardOutPath": "/var/log/io.exo.networksetup.log",
+                       "StandardErrorPath": "/var/log/io.exo.networksetup.err.log"}, handle)
+    with _edit_state(paths, host) as state:
+        state["faults"]["ip_reset"] = True
+    reply = _launchd_request(paths, host, {"op": "bootstrap", "plist": IP_RESET_PLIST})
+    _record(paths, "ip-reset", [host])
+    if reply["rc"] not in (0, 5):
+        raise FaultError("%s: bootstrap failed: %s" % (host, reply["err"].strip()))
+    return "%s: %s installed and running" % (host, IP_RESET_LABEL)
+
+
+def _undo_ip_reset(paths, host):
+    try:
+        _launchd_request(paths, host, {"op": "bootout", "label": IP_RESET_LABEL})
+    except OSError:
+        pass  # host is off: removing the plist is enough
+    fs = paths.host_file(host, "fs")
+    for path in (fs + IP_RESET_PLIST, fs + IP_RESET_SCRIPT):
+        if os.path.exists(path):
+            os.unlink(path)
+    with _edit_state(paths, host) as state:
+        state["faults"]["ip_reset"] = False
+
+
+def fault_no_return(paths, host):
+    with _edit_state(paths, host) as state:
+        state["boot"]["no_return"] = True
+    _record(paths, "no-return", [host])
+    return "%s: next reboot will not come back" % host
+
+
+def fault_down(paths, host):
+    _power_request(paths, host, "halt")
+    _record(paths, "down", [host])
+    return "%s: halted" % host
+
+
+def fault_up(paths, host):
+    _check_host(_lab(paths), host)
+    power_on(paths, host)
+    return "%s: powering on" % host
+
+
+def fault_disk_full(paths, host, size):
+    free = parse_size(size)
+    with _edit_state(paths, host) as state:
+        saved = state["faults"].get("disk_full_bytes")
+        state["faults"]["disk_full_bytes"] = free
+    _record(paths, "disk-full", [host, size], saved)
+    return "%s: boot volume full (%d bytes free)" % (host, free)
+
+
+def fault_wired_reset(paths, host):
+    with _edit_state(paths, host, "volatile.json") as volatile:
+        volatile.setdefault("sysctl", {})["iogpu.wired_limit_mb"] = 0
+    return "%s: iogpu.wired_limit_mb reset to 0" % host
+
+
+def fault_clear(paths):
+    with statefile.editing(paths.lab_json, paths.root) as lab:
+        for cable in lab["cables"]:
+            if cable.get("kind") != "tb5":
+                topology.set_kind(cable, "tb5", lab["link_rate"])
+                if cable.get("state") == "connected":
+                    net.shape(cable["a"], cable["a_device"], cable["rate"])
+                    net.shape(cable["b"], cable["b_device"], cable["rate"])
+            if cable.get("state") == "cut":
+                restore_cable(paths, cable)
+        recorded = list(reversed(lab.get("faults", [])))
+        lab["faults"] = []
+    for fault in recorded:
+        kind, args, saved = fault["kind"], fault["args"], fault.get("saved")
+        host = args[0] if args else None
+        if kind == "rdma-off":
+            with _edit_state(paths, host) as state:
+                state["rdma"] = saved
+        elif kind == "build":
+            with _edit_state(paths, host) as state:
+                state["os"]["build"] = saved
+        elif kind == "bridge-on":
+            _undo_bridge_on(paths, host, saved)
+        elif kind == "ip-reset":
+            _undo_ip_reset(paths, host)
+        elif kind == "disk-full":
+            with _edit_state(paths, host) as state:
+                state["faults"]["disk_full_bytes"] = saved
+        elif kind == "no-return":
+            with _edit_state(paths, host) as state:
+                state["boot"]["no_return"] = False
+    from . import lab as labmod
+    for host in [h["name"] for h in lab["hosts"]]:
+        if labmod.power_state(paths, host) in ("off", "no-return"):
+            power_on(paths, host)
+    return "all faults cleared"
+
+
+KINDS = {
+    "cut": (2, fault_cut), "degrade": (2, fault_degrade), "rdma-off": (1, fault_rdma_off),
+    "build": (2, fault_build), "bridge-on": (1, fault_bridge_on), "ip-reset": (1, fault_ip_reset),
+    "no-return": (1, fault_no_return), "down": (1, fault_down), "up": (1, fault_up),
+    "disk-full": (2, fault_disk_full), "wired-reset": (1, fault_wired_reset), "clear": (0, fault_clear),
+}
+
+
+def apply(paths, kind, args):
+    count, function = KINDS[kind]
+    if len(args) != count:
+        raise FaultError("fault %s takes %d argument(s), got %d" % (kind, count, len(args)))
+    lab = _lab(paths)
+    if kind in ("cut", "degrade"):
+        _cables(lab, *args)
+    elif count:
+        _check_host(lab, args[0])
+    return function(paths, *args)

@@ -1,0 +1,120 @@
+"""Root-namespace supervisor of one simulated Mac: power, boot loop, reboot/halt/no-return.
+
+Detached by `maclab up`; its PID is in $MACLAB_ROOT/supervisor-<h>.pid. Each pass boots the
+host's launchd in fresh UTS, PID and mount namespaces inside the host's network namespace and
+waits for it to exit; `run/power_request` (written by the `shutdown` shim or by `maclab`) says
+whether that was a reboot or a halt.
+"""
+import os
+import subprocess
+import sys
+import time
+
+from . import layout, net, statefile
+
+POLL_SECONDS = 0.2
+
+
+class Supervisor(object):
+    def __init__(self, root, host):
+        self.paths = layout.Paths(root)
+        self.host = host
+        self.hdir = self.paths.host(host)
+        self.run_dir = os.path.join(self.hdir, "run")
+        self.log_path = os.path.join(self.hdir, "log", "launchd.log")
+
+    def log(self, message):
+        with open(self.log_path, "a") as handle:
+            handle.write("%s supervisor: %s\n" % (time.strftime("%Y-%m-%dT%H:%M:%S"), message))
+
+    def run_file(self, name):
+        return os.path.join(self.run_dir, name)
+
+    def set_power_state(self, value):
+        statefile.write_json(self.run_file("power.json"), {"state": value, "since": time.time()})
+
+    def take(self, name):
+        """Read and remove a one-shot request file."""
+        path = self.run_file(name)
+        try:
+            with open(path) as handle:
+                value = handle.read().strip()
+            os.unlink(path)
+            return value or "on"
+        except FileNotFoundError:
+            return None
+
+    def wait_power_on(self):
+        while self.take("power_on") is None:
+            time.sleep(POLL_SECONDS)
+
+    def boot_seconds(self):
+        state = statefile.read_json(os.path.join(self.hdir, "state.json"))
+        return float(state["boot"].get("boot_seconds", 5)), bool(state["boot"].get("no_return"))
+
+    def find_launchd(self, unshare_pid, timeout=5.0):
+        """Root-namespace PID of the host's PID 1: the child `unshare --fork` started."""
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            for entry in os.listdir("/proc"):
+                if not entry.isdigit():
+                    continue
+                try:
+                    with open("/proc/%s/stat" % entry) as handle:
+                        fields = handle.read().rsplit(")", 1)[1].split()
+                except OSError:
+                    continue
+                if int(fields[1]) == unshare_pid:
+                    return int(entry)
+            time.sleep(0.05)
+        return None
+
+    def boot_once(self):
+        for name in ("booted", "launchd.pid", "power_request"):
+            if os.path.exists(self.run_file(name)):
+                os.unlink(self.run_file(name))
+        net.set_links(self.host, True)
+        self.set_power_state("booting")
+        with open(self.log_path, "ab") as log:
+            proc = subprocess.Popen(
+                ["ip", "netns", "exec", layout.netns(self.host), "unshare", "--uts", "--pid", "--fork",
+                 "--mount-proc", os.path.join(self.paths.code, "launchd"), self.paths.root, self.host],
+                stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+        pid = self.find_launchd(proc.pid)
+        if pid is not None:
+            with open(self.run_file("launchd.pid"), "w") as handle:
+                handle.write("%d\n" % pid)
+        self.set_power_state("on")
+        rc = proc.wait()
+        request = self.take("power_request") or "crash"
+        self.log("launchd exited rc=%s request=%s" % (rc, request))
+        return request
+
+    def run(self):
+        with open(self.paths.supervisor_pid(self.host), "w") as handle:
+            handle.write("%d\n" % os.getpid())
+        while True:
+            request = self.boot_once()
+            net.set_links(self.host, False)
+            seconds, no_return = self.boot_seconds()
+            if request == "halt":
+                self.set_power_state("off")
+                self.wait_power_on()
+            elif no_return:
+                self.set_power_state("no-return")
+                self.log("no-return fault: staying dark")
+                self.wait_power_on()
+            else:
+                self.set_power_state("rebooting")
+                deadline = time.time() + seconds
+                while time.time() < deadline and self.take("power_on") is None:
+                    time.sleep(POLL_SECONDS)
+
+
+def main(argv):
+    root, host = argv[0], argv[1]
+    Supervisor(root, host).run()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,189 @@
+"""Acceptance 6: every `maclab fault` shows in what the host's macOS commands report (the shim)
+and in the live links; `maclab fault clear` puts everything back."""
+import json
+import os
+import time
+
+import pytest
+
+from labtools import ROOT, in_netns, maclab, read_json, ssh, wait_until
+
+
+@pytest.fixture(autouse=True)
+def cleared(lab):
+    yield
+    maclab("fault", "clear")
+    maclab("wait", "--timeout", "60")
+
+
+@pytest.fixture
+def root_shell(ansible):
+    def run(host, command):
+        proc = ansible(host, "ansible.builtin.shell", command, become=True)
+        return proc.stdout
+    return run
+
+
+def buses(host):
+    data = json.loads(ssh(host, "system_profiler SPThunderboltDataType -json").stdout)
+    return {int(b["receptacle_1_tag"]["receptacle_id_key"]): b for b in data["SPThunderboltDataType"]}
+
+
+def cable(a, b):
+    return next(c for c in read_json("lab.json")["cables"] if {c["a"], c["b"]} == {a, b})
+
+
+def link(host, device):
+    return json.loads(in_netns(host, "ip", "-j", "addr", "show", "dev", device))[0]
+
+
+def bridge_members(host):
+    return {l["ifname"] for l in json.loads(in_netns(host, "ip", "-j", "link", "show", "master", "bridge0"))}
+
+
+def power(host):
+    return read_json("hosts", host, "run", "power.json")["state"]
+
+
+def test_cut_unplugs_and_clear_replugs_with_config_kept(lab):
+    c = cable("mac1", "mac2")
+    port, device = c["a_port"], c["a_device"]
+    in_netns("mac1", "ip", "addr", "add", "198.19.0.1/30", "dev", device)
+    assert buses("mac1")[port]["_items"]
+    maclab("fault", "cut", "mac1", "mac2")
+    bus = buses("mac1")[port]
+    assert not bus.get("_items") and bus["receptacle_1_tag"]["current_speed_key"] == "Up to 120 Gb/s"
+    assert "NO-CARRIER" in link("mac1", device)["flags"]
+    assert "NO-CARRIER" in link("mac2", c["b_device"])["flags"]
+    assert read_json("lab.json")["cables"][c["id"] - 1]["state"] == "cut"
+    maclab("fault", "clear")
+    restored = link("mac1", device)
+    assert "LOWER_UP" in restored["flags"]
+    assert "198.19.0.1" in [a["local"] for a in restored["addr_info"]]  # a replug keeps the config
+    assert buses("mac1")[port]["_items"]
+    in_netns("mac1", "ip", "addr", "del", "198.19.0.1/30", "dev", device)
+
+
+def test_degrade_reports_tb4_and_lowers_the_rate(lab):
+    c = cable("mac2", "mac3")
+    maclab("fault", "degrade", "mac2", "mac3")
+    assert buses("mac2")[c["a_port"]]["receptacle_1_tag"]["current_speed_key"] == "40 Gb/s"
+    assert "rate 1Gbit" in in_netns("mac3", "tc", "qdisc", "show", "dev", c["b_device"])
+    maclab("fault", "clear")
+    assert buses("mac2")[c["a_port"]]["receptacle_1_tag"]["current_speed_key"] == "80 Gb/s"
+    assert "rate 4Gbit" in in_netns("mac3", "tc", "qdisc", "show", "dev", c["b_device"])
+
+
+def _wait_booted(host, mode):
+    path = os.path.join(ROOT, "hosts", host, "run", "booted")
+    def booted():
+        try:
+            with open(path) as handle:
+                return handle.read().strip() == mode
+        except OSError:
+            return False
+    wait_until(booted, 60, message="%s booted in %s mode" % (host, mode))
+
+
+def test_recovery_enables_rdma_and_rdma_off_fault_disables_it(lab):
+    maclab("recovery", "mac3")
+    _wait_booted("mac3", "recovery")
+    assert ssh("mac3", "true", check=False, timeout=10).returncode != 0  # no Remote Login in recoveryOS
+    maclab("ssh", "mac3", "--", "rdma_ctl", "enable")
+    assert read_json("hosts", "mac3", "state.json")["rdma"]["enabled"] is False  # applied at next boot
+    maclab("ssh", "mac3", "--", "shutdown", "-r", "now")
+    time.sleep(1.5)
+    _wait_booted("mac3", "normal")
+    maclab("wait", "--timeout", "30")
+    assert ssh("mac3", "rdma_ctl status").stdout.strip() == "enabled"
+    maclab("fault", "rdma-off", "mac3")
+    assert ssh("mac3", "rdma_ctl status").stdout.strip() == "disabled"
+    maclab("fault", "clear")
+    assert ssh("mac3", "rdma_ctl status").stdout.strip() == "enabled"
+
+
+def test_build_mismatch(lab):
+    maclab("fault", "build", "mac4", "25C57")
+    assert ssh("mac4", "sw_vers -buildVersion").stdout.strip() == "25C57"
+    assert ssh("mac1", "sw_vers -buildVersion").stdout.strip() == "25C56"
+    maclab("fault", "clear")
+    assert ssh("mac4", "sw_vers -buildVersion").stdout.strip() == "25C56"
+
+
+def test_bridge_on_brings_the_bridge_back(lab, root_shell):
+    root_shell("mac4", "networksetup -setnetworkserviceenabled 'Thunderbolt Bridge' off")
+    assert bridge_members("mac4") == set()
+    maclab("fault", "bridge-on", "mac4")
+    assert bridge_members("mac4") == {"en2", "en3", "en4", "en5", "en6", "en7"}
+    assert ssh("mac4", "networksetup -getnetworkserviceenabled 'Thunderbolt Bridge'").stdout.strip() == "Enabled"
+    maclab("fault", "clear")
+    assert ssh("mac4", "networksetup -getnetworkserviceenabled 'Thunderbolt Bridge'").stdout.strip() == "Disabled"
+    assert bridge_members("mac4") == set()
+    root_shell("mac4", "networksetup -setnetworkserviceenabled 'Thunderbolt Bridge' on")
+
+
+def test_ip_reset_daemon_keeps_resetting_thunderbolt_services(lab, root_shell):
+    c = cable("mac1", "mac3")
+    service = "Thunderbolt %d" % c["a_port"]
+    root_shell("mac1", "networksetup -setnetworkserviceenabled 'Thunderbolt Bridge' off && "
+                       "networksetup -setmanual '%s' 198.19.0.5 255.255.255.252" % service)
+    assert "198.19.0.5" in [a["local"] for a in link("mac1", c["a_device"])["addr_info"]]
+    maclab("fault", "ip-reset", "mac1")
+    assert "state = running" in ssh("mac1", "launchctl print system/io.exo.networksetup").stdout
+
+    def reset():
+        services = read_json("hosts", "mac1", "state.json")["network"]["services"]
+        method = next(s for s in services if s["name"] == service)["ipv4"]["method"]
+        return method == "dhcp" and "198.19.0.5" not in [a["local"] for a in link("mac1", c["a_device"])["addr_info"]]
+    wait_until(reset, 20, message="the exo-style daemon to reset %s" % service)
+    maclab("fault", "clear")
+    assert ssh("mac1", "launchctl print system/io.exo.networksetup", check=False).returncode == 113
+    assert not os.path.exists(os.path.join(ROOT, "hosts", "mac1", "fs", "Library", "LaunchDaemons",
+                                           "io.exo.networksetup.plist"))
+    root_shell("mac1", "networksetup -setnetworkserviceenabled 'Thunderbolt Bridge' on")
+
+
+def test_down_and_up_power_the_host(lab):
+    c = cable("mac1", "mac3")
+    maclab("fault", "down", "mac3")
+    wait_until(lambda: power("mac3") == "off", 15, message="mac3 off")
+    assert "NO-CARRIER" in link("mac1", c["a_device"])["flags"]  # the peer sees the cable go dark
+    assert ssh("mac3", "true", check=False, timeout=10).returncode != 0
+    maclab("fault", "up", "mac3")
+    wait_until(lambda: power("mac3") == "on", 15, message="mac3 on")
+    maclab("wait", "--timeout", "30")
+    assert "LOWER_UP" in link("mac1", c["a_device"])["flags"]
+
+
+def test_no_return_keeps_the_host_dark_until_clear(lab, root_shell):
+    maclab("fault", "no-return", "mac4")
+    boots = read_json("hosts", "mac4", "state.json")["boot"]["count"]
+    root_shell("mac4", "shutdown -r now")
+    wait_until(lambda: power("mac4") == "no-return", 20, message="mac4 dark")
+    time.sleep(read_json("lab.json")["boot_seconds"] + 1)
+    assert power("mac4") == "no-return"
+    assert read_json("hosts", "mac4", "state.json")["boot"]["count"] == boots
+    maclab("fault", "clear")
+    wait_until(lambda: power("mac4") == "on", 15, message="mac4 back")
+    maclab("wait", "--timeout", "30")
+    assert read_json("hosts", "mac4", "state.json")["boot"]["count"] == boots + 1
+
+
+def test_disk_full_shows_in_df(lab):
+    maclab("fault", "disk-full", "mac2", "500M")
+    available_kib = int(ssh("mac2", "df -k /").stdout.splitlines()[1].split()[3])
+    assert available_kib == 500 * 1000 ** 2 // 1024
+    maclab("fault", "clear")
+    assert int(ssh("mac2", "df -k /").stdout.splitlines()[1].split()[3]) > 10 ** 8
+
+
+def test_wired_reset(lab, root_shell):
+    root_shell("mac1", "sysctl -w iogpu.wired_limit_mb=400000")
+    assert ssh("mac1", "sysctl -n iogpu.wired_limit_mb").stdout.strip() == "400000"
+    maclab("fault", "wired-reset", "mac1")
+    assert ssh("mac1", "sysctl -n iogpu.wired_limit_mb").stdout.strip() == "0"
+
+
+def test_unknown_host_is_refused(lab):
+    proc = maclab("fault", "cut", "mac1", "mac9", check=False)
+    assert proc.returncode == 1 and "mac9" in proc.stderr

@@ -1,0 +1,72 @@
+"""mlx on the lab: the pinned mlx[cpu] and mlx-lm in the shared venv on every node, the same
+everywhere, and an all_sum over the planned Thunderbolt ring that every rank joins."""
+import json
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "support"))
+from labtools import HOSTS, ssh  # noqa: E402
+from software import converge  # noqa: E402
+
+# The test applies the planned addresses itself: the thunderbolt_network role is a colleague's.
+APPLY_ADDRESSES = """
+- name: Apply the planned Thunderbolt addresses for the smoke test
+  hosts: macs
+  gather_facts: false
+  tasks:
+    - macops.cluster.system_profiler:
+        set_facts: true
+    - ansible.builtin.import_role:
+        name: macops.cluster.topology
+    - ansible.builtin.command:
+        argv: [/sbin/ifconfig, "{{ item.key }}", inet, "{{ item.value.ip }}", netmask, "{{ item.value.netmask }}"]
+      loop: "{{ macops_topology['addresses']['hosts'][inventory_hostname] | dict2items }}"
+      become: true
+      changed_when: true
+"""
+
+
+@pytest.fixture(scope="module")
+def first_run(ansible, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("mlx")
+    ansible.playbook(APPLY_ADDRESSES, extra=["-e", '{"macops_tb_address_pool": "198.19.0.0/16"}'])
+    return converge(ansible, tmp, ["python_env", "mlx"], {"mlx_smoke_test_launcher": "direct",
+                                                           "mlx_controller_dir": str(tmp / "controller")}), tmp
+
+
+def test_same_pinned_versions_on_every_node(first_run):
+    (_, facts, _), _ = first_run
+    assert {facts[h]["macops_mlx"]["mlx"] for h in HOSTS} == {"0.32.4"}
+    assert {facts[h]["macops_mlx"]["mlx_lm"] for h in HOSTS} == {"0.32.2"}
+
+
+def test_all_sum_over_the_ring_joins_every_rank(first_run):
+    (_, facts, _), _ = first_run
+    for host in HOSTS:
+        smoke = facts[host]["macops_mlx"]["smoke"]
+        assert smoke["ok"] is True, (host, smoke)
+        assert "over 4 ranks = 10.0 (expected 10.0)" in smoke["detail"]
+
+
+def test_ring_hostfile_on_nodes_and_controller(first_run):
+    _, tmp = first_run
+    on_controller = json.load(open(str(tmp / "controller" / "hostfile-ring.json")))
+    on_node = json.loads(ssh("mac2", "cat '/Library/Application Support/macops/hostfile-ring.json'").stdout)
+    assert on_node == on_controller and on_node["backend"] == "ring"
+    assert sorted(h["ssh"] for h in on_node["hosts"]) == HOSTS
+    assert all(ip.startswith("198.19.") for h in on_node["hosts"] for ip in h["ips"])
+
+
+def test_second_run_changes_nothing(ansible, first_run):
+    _, tmp = first_run
+    _, _, counts = converge(ansible, tmp, ["python_env", "mlx"], {"mlx_smoke_test_launcher": "direct",
+                                                                 "mlx_controller_dir": str(tmp / "controller")})
+    assert {h: c["changed"] for h, c in counts.items()} == {h: 0 for h in HOSTS}
+
+
+def test_loose_pin_is_refused(ansible, first_run):
+    _, tmp = first_run
+    proc, _, _ = converge(ansible, tmp, ["mlx"], {"macops_mlx_package_spec": "mlx>=0.30"}, check=False)
+    assert proc.returncode != 0 and "macops_mlx_package_spec" in proc.stdout

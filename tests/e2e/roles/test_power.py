@@ -1,0 +1,46 @@
+"""power on the lab: check mode predicts, the run applies pmset -a, a second run changes nothing."""
+from access_helpers import CONVERGE, WITHOUT_FIREWALL, changed_tasks, converge, recap, run_playbook
+from labtools import HOSTS, log_lines, read_json
+
+TASK = "macops.cluster.power : Keep the Mac awake, restarting after power loss and waking for network access"
+CLUSTER = {"sleep": 0, "disksleep": 0, "displaysleep": 10, "autorestart": 1, "womp": 1}
+
+
+def pmset_state(host):
+    return read_json("hosts", host, "state.json")["pmset"]
+
+
+def pmset_writes(host):
+    return [e["argv"] for e in log_lines(host, "shim.log") if e["argv"][0].endswith("pmset") and "-a" in e["argv"]]
+
+
+def test_check_mode_predicts_then_run_applies_then_nothing_changes(lab):
+    before = dict((host, pmset_state(host)) for host in HOSTS)
+    assert any(before[h][k] != v for h in HOSTS for k, v in CLUSTER.items()), "the lab starts converged"
+
+    predicted = converge("--tags", "power", "--check", "--diff")
+    assert dict((host, pmset_state(host)) for host in HOSTS) == before
+    assert all(TASK in changed_tasks(predicted.stdout)[host] for host in HOSTS)
+    assert '"sleep": "1"' in predicted.stdout and '"sleep": "0"' in predicted.stdout  # the --diff of pmset
+
+    applied = converge("--tags", "power")
+    for host in HOSTS:
+        state = pmset_state(host)
+        assert dict((k, state[k]) for k in CLUSTER) == CLUSTER, (host, state)
+        assert changed_tasks(applied.stdout)[host] == [TASK]
+        assert len(pmset_writes(host)) == 1
+
+    again = converge("--tags", "power")
+    assert all(result["changed"] == 0 for result in recap(again.stdout).values())
+    assert all(len(pmset_writes(host)) == 1 for host in HOSTS)
+
+
+def test_negative_minutes_fail_before_pmset_runs(lab):
+    calls = dict((host, len(log_lines(host, "shim.log"))) for host in HOSTS)
+    proc = run_playbook(CONVERGE, *(WITHOUT_FIREWALL + ("--tags", "power", "-e", '{"power_sleep_minutes": -5}')))
+    assert proc.returncode != 0
+    assert "power_sleep_minutes, power_disk_sleep_minutes and power_display_sleep_minutes are minutes (0 = never), " \
+           "got -5, 0 and 10" in " ".join(proc.stdout.split())
+    for host in HOSTS:
+        new = log_lines(host, "shim.log")[calls[host]:]
+        assert not [e for e in new if e["argv"][0].endswith("pmset")], new

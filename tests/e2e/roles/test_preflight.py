@@ -1,0 +1,88 @@
+"""preflight on the lab: fact-free validation stops bad input before any Mac is contacted; the
+node checks publish macops_preflight and fail only the node that is wrong, naming the fix."""
+import os
+import tempfile
+
+import pytest
+
+from access_helpers import CONVERGE, fact_dump_playbook, read_host_json, recap, run_playbook
+from labtools import HOSTS, log_lines, maclab
+
+CHECKS = ["macos_version", "macos_build", "memory", "free_disk", "filevault", "remote_login"]
+
+
+def shim_calls():
+    return sum(len(log_lines(host, "shim.log")) for host in HOSTS)
+
+
+@pytest.fixture()
+def dump(lab):
+    path = os.path.join(tempfile.mkdtemp(prefix="preflight-"), "macops_preflight")
+    return path, fact_dump_playbook(path, "macops_preflight")
+
+
+@pytest.mark.parametrize("extra_vars, message", [
+    ('{"macops_rdma_required": "yes"}', "macops_rdma_required must be true or false (no quotes) (type bool), got 'yes'"),
+    ('{"macops_rdma_requried": true}', "macops_rdma_requried is not a macops.cluster variable; did you mean "
+                                       "macops_rdma_required?"),
+    ('{"macops_tb_address_pool": "198.19.0.0/29"}', "198.19.0.0/29 holds 2 /30 subnets, a full mesh of 4 Macs has 6 cables"),
+    ('{"macops_tb_address_pool": "198.18.0.0/16"}', "contains the management address(es) 198.18.0.11"),
+    ('{"preflight_max_nodes": 3}', "must hold between 1 and 3 hosts; it holds 4"),
+    ('{"power_sleep_minutes": "0"}', "power_sleep_minutes must be a number without quotes (type int)"),
+])
+def test_bad_input_fails_before_any_mac_is_contacted(lab, extra_vars, message):
+    before = shim_calls()
+    proc = run_playbook(CONVERGE, "-e", extra_vars)
+    assert proc.returncode != 0
+    output = " ".join((proc.stdout + proc.stderr).split())
+    assert message in output
+    assert shim_calls() == before
+    assert all(result["changed"] == 0 for result in recap(proc.stdout).values())
+
+
+def test_healthy_lab_passes_every_check(dump):
+    path, playbook = dump
+    proc = run_playbook(playbook)
+    assert proc.returncode == 0, proc.stdout[-4000:]
+    for host in HOSTS:
+        found = read_host_json(path, host)
+        assert [check["name"] for check in found["checks"]] == CHECKS
+        assert all(check["ok"] for check in found["checks"]), found
+        assert found["problems"] == []
+    # One system_profiler run per node: the topology role plans from the fact it set.
+    for host in HOSTS:
+        runs = [entry for entry in log_lines(host, "shim.log") if entry["argv"][0].endswith("system_profiler")]
+        assert len(runs) == 1, runs
+
+
+def test_full_disk_fails_only_that_node_with_the_fix(dump):
+    path, playbook = dump
+    maclab("fault", "disk-full", "mac2", "5G")
+    try:
+        proc = run_playbook(playbook)
+    finally:
+        maclab("fault", "clear")
+    assert proc.returncode != 0
+    result = recap(proc.stdout)
+    assert result["mac2"]["failed"] == 1
+    assert all(result[host]["failed"] == 0 for host in HOSTS if host != "mac2")
+    assert "[disk_space_low] mac2 has 4.7 GiB free on its boot volume" in " ".join(proc.stdout.split())
+    assert "Free space on mac2" in proc.stdout
+
+
+def test_build_mismatch_names_the_odd_node_and_can_be_a_warning(dump):
+    path, playbook = dump
+    maclab("fault", "build", "mac4", "25C57")
+    try:
+        strict = run_playbook(playbook)
+        lenient = run_playbook(playbook, "-e", '{"preflight_require_same_build": false}')
+    finally:
+        maclab("fault", "clear")
+    assert recap(strict.stdout)["mac4"]["failed"] == 1
+    assert all(recap(strict.stdout)[host]["failed"] == 0 for host in ("mac1", "mac2", "mac3"))
+    flat = " ".join(strict.stdout.split())
+    assert "mac4 runs macOS build 25C57, the other nodes 25C56 (mac1, mac2, mac3)" in flat
+    assert lenient.returncode == 0
+    problems = read_host_json(path, "mac4")["problems"]
+    assert [(p["code"], p["severity"]) for p in problems] == [("macos_build_mismatch", "warning")]
+    assert read_host_json(path, "mac1")["problems"] == []
