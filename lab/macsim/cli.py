@@ -36,6 +36,9 @@ def _parser():
     up.add_argument("--boot-seconds", type=float, default=5.0)
     up.add_argument("--macos", default="%s:%s" % (profiles.DEFAULT_OS["version"], profiles.DEFAULT_OS["build"]),
                     help="VERSION:BUILD of every host")
+    up.add_argument("--rdma", choices=("on", "off"), default="on",
+                    help="RDMA state at first boot: on, as in the reference cluster (enabled in Recovery "
+                         "beforehand), or off, as on a Mac fresh from the box")
     up.add_argument("--name", default="lab", help="lab name; identities derive from it")
     up.add_argument("--ssh-timeout", type=float, default=30.0)
     up.add_argument("--skip-selfcheck", action="store_true", help="development only")
@@ -84,7 +87,8 @@ def main(argv=None):
         if args.verb == "up":
             plan = labmod.plan(args.name, args.nodes, args.topology,
                                args.profiles.split(",") if args.profiles else None,
-                               args.link_rate, args.boot_seconds, _os_info(args.macos))
+                               args.link_rate, args.boot_seconds, _os_info(args.macos),
+                               rdma=args.rdma == "on")
             labmod.up(paths, plan, ssh_timeout=args.ssh_timeout, selfcheck_enabled=not args.skip_selfcheck)
         elif args.verb == "down":
             labmod.down(paths)

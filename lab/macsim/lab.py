@@ -78,7 +78,7 @@ def launchd_pid(paths, host):
 
 
 # ---- up ------------------------------------------------------------------------------------
-def plan(name, nodes, topology_arg, profile_names, link_rate, boot_seconds, os_info):
+def plan(name, nodes, topology_arg, profile_names, link_rate, boot_seconds, os_info, rdma=True):
     if profile_names is None:
         profile_names = profiles.default_profiles(nodes)
     if len(profile_names) != nodes:
@@ -88,7 +88,7 @@ def plan(name, nodes, topology_arg, profile_names, link_rate, boot_seconds, os_i
     hosts = []
     for index in range(1, nodes + 1):
         hosts.append({"name": layout.host_name(index), "index": index, "profile": profile_names[index - 1],
-                      "ip": layout.mgmt_ip(index), "os": dict(os_info)})
+                      "ip": layout.mgmt_ip(index), "os": dict(os_info), "rdma": bool(rdma)})
     cables = topology.plan_cables(topology_arg, {h["name"]: h["profile"] for h in hosts}, link_rate)
     pythons = hostfs.find_pythons()
     return {
@@ -180,6 +180,7 @@ def up(paths, lab, ssh_timeout=30.0, selfcheck_enabled=True, log=print):
         os.makedirs(paths.host(name), exist_ok=True)
         state = statefile.new_host_state(lab["name"], name, host["index"], host["profile"], host["os"],
                                          lab["boot_seconds"], lab["cables"])
+        state["rdma"]["enabled"] = host.get("rdma", True)
         statefile.write_json(paths.host_file(name, "state.json"), state)
         statefile.write_json(paths.host_file(name, "volatile.json"),
                              statefile.new_volatile(state["boot"]["boottime"] - 60))

@@ -85,16 +85,26 @@ def _wait_booted(host, mode):
     wait_until(booted, 60, message="%s booted in %s mode" % (host, mode))
 
 
-def test_recovery_enables_rdma_and_rdma_off_fault_disables_it(lab):
-    maclab("recovery", "mac3")
-    _wait_booted("mac3", "recovery")
-    assert ssh("mac3", "true", check=False, timeout=10).returncode != 0  # no Remote Login in recoveryOS
-    maclab("ssh", "mac3", "--", "rdma_ctl", "enable")
-    assert read_json("hosts", "mac3", "state.json")["rdma"]["enabled"] is False  # applied at next boot
-    maclab("ssh", "mac3", "--", "shutdown", "-r", "now")
+def _rdma_ctl_in_recovery(host, verb):
+    """What an owner does by hand: boot into Recovery, `rdma_ctl <verb>`, restart."""
+    maclab("recovery", host)
+    _wait_booted(host, "recovery")
+    assert ssh(host, "true", check=False, timeout=10).returncode != 0  # no Remote Login in recoveryOS
+    before = read_json("hosts", host, "state.json")["rdma"]["enabled"]
+    maclab("ssh", host, "--", "rdma_ctl", verb)
+    assert read_json("hosts", host, "state.json")["rdma"]["enabled"] is before  # applied at next boot
+    maclab("ssh", host, "--", "shutdown", "-r", "now")
     time.sleep(1.5)
-    _wait_booted("mac3", "normal")
+    _wait_booted(host, "normal")
     maclab("wait", "--timeout", "30")
+
+
+def test_rdma_changes_only_through_recovery_and_rdma_off_fault_disables_it(lab):
+    assert ssh("mac3", "rdma_ctl status").stdout.strip() == "enabled"  # the reference cluster
+    assert ssh("mac3", "rdma_ctl disable", check=False).returncode != 0  # not outside Recovery
+    _rdma_ctl_in_recovery("mac3", "disable")
+    assert ssh("mac3", "rdma_ctl status").stdout.strip() == "disabled"
+    _rdma_ctl_in_recovery("mac3", "enable")
     assert ssh("mac3", "rdma_ctl status").stdout.strip() == "enabled"
     maclab("fault", "rdma-off", "mac3")
     assert ssh("mac3", "rdma_ctl status").stdout.strip() == "disabled"

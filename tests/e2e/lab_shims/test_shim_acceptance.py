@@ -126,9 +126,13 @@ def iperf_bits_per_second(running_lab, client, server, server_address, port):
                                                               str(port), "-t", "3", "-J"]),
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                    universal_newlines=True)
-            if probe.returncode == 0:
-                return json.loads(probe.stdout)["end"]["sum_received"]["bits_per_second"]
-            time.sleep(0.1)
+            # A client that reached the server before it listened, or a link still coming up after
+            # `fault degrade`, ends without a receiver summary: measure again.
+            summary = json.loads(probe.stdout or "{}").get("end", {}).get("sum_received") \
+                if probe.returncode == 0 else None
+            if summary:
+                return summary["bits_per_second"]
+            time.sleep(0.2)
         raise AssertionError("iperf3 %s -> %s failed: %s" % (client, server, probe.stdout[-500:]))
     finally:
         if srv.poll() is None:
