@@ -189,7 +189,9 @@ def _passwd_files(password_hash):
     passwd.append("%s:x:%d:%d:Admin:/Users/%s:%s" % (layout.ADMIN_USER, layout.ADMIN_UID, layout.STAFF_GID,
                                                      layout.ADMIN_USER, shell))
     taken = {str(layout.STAFF_GID), str(layout.ADMIN_GID)}
-    group = [l for l in read("/etc/group") if l.split(":")[2] not in taken and l.split(":")[0] not in ("staff", "admin")]
+    group = [l for l in read("/etc/group") if l.split(":")[2] not in taken and l.split(":")[0] not in ("staff", "admin", "wheel")]
+    # gid 0 is `wheel` on macOS (files owned root:wheel); listed first, so `ls` shows that name.
+    group.insert(0, "wheel:x:0:root")
     group.append("staff:x:%d:%s" % (layout.STAFF_GID, layout.ADMIN_USER))
     group.append("admin:x:%d:root,%s" % (layout.ADMIN_GID, layout.ADMIN_USER))
     shadow = [l for l in read("/etc/shadow") if l.split(":")[0] != layout.ADMIN_USER]

@@ -19,6 +19,7 @@ import json
 import os
 import plistlib
 import pwd
+import re
 import grp
 import shlex
 import socket
@@ -871,6 +872,45 @@ def default_route(host):
     return None
 
 
+def cmd_ping(host, args):
+    """macOS ping(8) over Linux iputils ping: `-c N`, `-t TIMEOUT` (seconds for the whole run,
+    Linux's -w), `-i WAIT`, `-S SRC`, `-q`, `-n`. The summary lines are rewritten to macOS's
+    wording ("2 packets received, 0.0% packet loss", "round-trip min/avg/max/stddev"); per-reply
+    lines are the same shape on both. Exit 0 when a reply came back, 2 when none did (macOS),
+    64 on a usage error. Format of the summary from the ping(8) man page, not from a capture:
+    unconfirmed."""
+    linux = ["-n"]
+    target = None
+    words = list(args)
+    while words:
+        word = words.pop(0)
+        if word in ("-c", "-t", "-i", "-S") and words:
+            value = words.pop(0)
+            linux += {"-c": ["-c"], "-t": ["-w"], "-i": ["-i"], "-S": ["-I"]}[word] + [value]
+        elif word in ("-q", "-n"):
+            linux += [word] if word == "-q" else []
+        elif word.startswith("-"):
+            raise Fail(64, "usage: ping [-AaDdfnoQqRrv] [-c count] [-i wait] [-S src_addr] [-t timeout] host\n")
+        else:
+            target = word
+    if target is None:
+        raise Fail(64, "usage: ping [-AaDdfnoQqRrv] [-c count] [-i wait] [-S src_addr] [-t timeout] host\n")
+    tool = netapply.linux_tool("ping")
+    if tool is None:
+        raise Fail(69, "ping: not available in this lab\n")
+    proc = subprocess.run([tool] + linux + [target], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          universal_newlines=True)
+    text = re.sub(r"(\d+) packets transmitted, (\d+) received,(?: \+\d+ errors,)? (\d+(?:\.\d+)?)% packet loss.*",
+                  lambda m: "%s packets transmitted, %s packets received, %.1f%% packet loss"
+                  % (m.group(1), m.group(2), float(m.group(3))), proc.stdout)
+    text = text.replace("rtt min/avg/max/mdev", "round-trip min/avg/max/stddev")
+    out(text)
+    if proc.stderr:
+        err(proc.stderr.replace("ping: ", "ping: ", 1))
+    received = re.search(r"(\d+) packets received", text)
+    return 0 if received and int(received.group(1)) > 0 else 2
+
+
 def cmd_route(host, args):
     words = [a for a in args if a not in ("-n", "-q", "-v")]
     if not words:
@@ -1696,7 +1736,7 @@ MACOS_PATHS = {
     "softwareupdate": "/usr/sbin/softwareupdate", "scutil": "/usr/sbin/scutil",
     "fdesetup": "/usr/bin/fdesetup", "defaults": "/usr/bin/defaults", "plutil": "/usr/bin/plutil",
     "dscl": "/usr/bin/dscl", "diskutil": "/usr/sbin/diskutil", "df": "/bin/df",
-    "nvram": "/usr/sbin/nvram", "csrutil": "/usr/bin/csrutil",
+    "nvram": "/usr/sbin/nvram", "csrutil": "/usr/bin/csrutil", "ping": "/sbin/ping",
 }
 HANDLERS = {
     "sw_vers": cmd_sw_vers, "uname": cmd_uname, "sysctl": cmd_sysctl, "vm_stat": cmd_vm_stat,
@@ -1707,14 +1747,15 @@ HANDLERS = {
     "halt": cmd_halt, "launchctl": cmd_launchctl, "brew": cmd_brew, "pmset": cmd_pmset,
     "softwareupdate": cmd_softwareupdate, "scutil": cmd_scutil, "fdesetup": cmd_fdesetup,
     "defaults": cmd_defaults, "plutil": cmd_plutil, "dscl": cmd_dscl, "diskutil": cmd_diskutil,
-    "df": cmd_df, "nvram": cmd_nvram, "csrutil": cmd_csrutil,
+    "df": cmd_df, "nvram": cmd_nvram, "csrutil": cmd_csrutil, "ping": cmd_ping,
 }
-# What the runtime's macroot builder consumes: {name: "usr/bin" | "usr/sbin"}, the overlay
-# directory of each command (Debian's /bin and /sbin are merged into /usr). PlistBuddy
-# (/usr/libexec) and brew (/opt/homebrew/bin) live outside the overlays: see DESIGN.md.
-COMMANDS = {name: ("usr/sbin" if os.path.dirname(path) in ("/sbin", "/usr/sbin") else "usr/bin")
-            for name, path in MACOS_PATHS.items()
-            if os.path.dirname(path) in ("/bin", "/sbin", "/usr/bin", "/usr/sbin")}
+# What the runtime's macroot builder consumes: {name: "usr/bin" | "usr/sbin" | "usr/libexec"},
+# the overlay directory of each command (Debian's /bin and /sbin are merged into /usr). brew
+# (/opt/homebrew/bin) lives in each host's own tree instead: see DESIGN.md.
+_OVERLAID = {"/bin": "usr/bin", "/usr/bin": "usr/bin", "/sbin": "usr/sbin", "/usr/sbin": "usr/sbin",
+             "/usr/libexec": "usr/libexec"}
+COMMANDS = {name: _OVERLAID[os.path.dirname(path)] for name, path in MACOS_PATHS.items()
+            if os.path.dirname(path) in _OVERLAID}
 
 
 def log_call(host, argv, rc):

@@ -48,7 +48,9 @@ EXAMPLES = r"""
 - name: Stop when a node is not ready, listing what to fix
   ansible.builtin.assert:
     that: __macops_rdma.ready
-    fail_msg: "{{ __macops_rdma.problems | selectattr('severity', 'equalto', 'error') | map(attribute='message') | list }}"
+    fail_msg: >-
+      {{ __macops_rdma.problems | selectattr('severity', 'equalto', 'error')
+         | map(attribute='message') | list }}
 
 - name: Accept a beta train on a test rig
   macops.cluster.rdma_status:

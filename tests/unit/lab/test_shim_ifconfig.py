@@ -1,5 +1,7 @@
 """ifconfig, route and ipconfig: ansible's Darwin network facts from our output, and the
 volatile (live-only) changes MLX's --auto-setup and exo's script make."""
+import os
+
 from ansible.module_utils.facts.network.darwin import DarwinNetwork
 
 from shimlab import NOBODY
@@ -107,3 +109,43 @@ def test_bridges_are_always_created_with_stp(lab):
     assert lab.run("ifconfig", "bridge0", "create").rc == 0
     assert lab.ip_log()[-1] == "link add bridge0 type bridge stp_state 1 forward_delay 200"
     assert lab.run("ifconfig", "bridge0", "create").rc == 1
+
+
+def _fake_linux_ping(lab, stdout, rc):
+    """A stand-in for iputils ping in the lab's Linux tool dir: records its argv, prints stdout."""
+    path = os.path.join(lab.linux, "bin", "ping")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as handle:
+        handle.write("#!/bin/sh\nprintf '%%s\\n' \"$*\" > \"$0.args\"\ncat <<'OUT'\n%sOUT\nexit %d\n" % (stdout, rc))
+    os.chmod(path, 0o755)
+    return path + ".args"
+
+
+LINUX_PING_OK = """PING 198.19.0.2 (198.19.0.2) 56(84) bytes of data.
+64 bytes from 198.19.0.2: icmp_seq=1 ttl=64 time=0.051 ms
+64 bytes from 198.19.0.2: icmp_seq=2 ttl=64 time=0.049 ms
+
+--- 198.19.0.2 ping statistics ---
+2 packets transmitted, 2 received, 0% packet loss, time 1001ms
+rtt min/avg/max/mdev = 0.049/0.050/0.051/0.001 ms
+"""
+
+
+def test_ping_takes_macos_options_and_prints_the_macos_summary(lab):
+    args = _fake_linux_ping(lab, LINUX_PING_OK, 0)
+    result = lab.run("ping", "-c", "2", "-t", "3", "198.19.0.2")
+    assert result.rc == 0
+    with open(args) as handle:
+        assert handle.read().split() == ["-n", "-c", "2", "-w", "3", "198.19.0.2"]
+    assert "2 packets transmitted, 2 packets received, 0.0% packet loss\n" in result.out
+    assert "round-trip min/avg/max/stddev = 0.049/0.050/0.051/0.001 ms" in result.out
+
+
+def test_ping_without_reply_exits_2_like_macos(lab):
+    _fake_linux_ping(lab, LINUX_PING_OK.replace("2 received, 0%", "0 received, 100%"), 1)
+    result = lab.run("ping", "-c", "2", "-t", "3", "198.19.0.2")
+    assert result.rc == 2 and "0 packets received, 100.0% packet loss" in result.out
+
+
+def test_ping_rejects_linux_only_options(lab):
+    assert lab.run("ping", "-w", "3", "198.19.0.2").rc == 64
