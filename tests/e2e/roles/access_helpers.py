@@ -21,12 +21,12 @@ _CHANGED = re.compile(r"^changed: \[(?P<host>[^\]]+)\]")
 
 def run_playbook(playbook=CONVERGE, *extra, **kwargs):
     """ansible-playbook against the lab inventory; returns the CompletedProcess (never raises on rc)."""
-    tmp_dir = tempfile.mkdtemp(prefix="access-")
-    env = ansible_env(tmp_dir)
-    env.update(kwargs.pop("env", {}))
     argv = [os.path.join(VENV_BIN, "ansible-playbook"), "-i", INVENTORY, playbook] + list(extra)
-    return subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
-                          env=env, timeout=kwargs.pop("timeout", 900), cwd=REPO)
+    with tempfile.TemporaryDirectory(prefix="access-") as tmp_dir:
+        env = ansible_env(tmp_dir)
+        env.update(kwargs.pop("env", {}))
+        return subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                              env=env, timeout=kwargs.pop("timeout", 900), cwd=REPO)
 
 
 def converge(*extra):

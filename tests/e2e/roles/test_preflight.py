@@ -1,8 +1,5 @@
 """preflight on the lab: fact-free validation stops bad input before any Mac is contacted; the
 node checks publish macops_preflight and fail only the node that is wrong, naming the fix."""
-import os
-import tempfile
-
 import pytest
 
 from access_helpers import CONVERGE, fact_dump_playbook, read_host_json, recap, run_playbook
@@ -16,8 +13,8 @@ def shim_calls():
 
 
 @pytest.fixture()
-def dump(lab):
-    path = os.path.join(tempfile.mkdtemp(prefix="preflight-"), "macops_preflight")
+def dump(lab, tmp_path):
+    path = str(tmp_path / "macops_preflight")
     return path, fact_dump_playbook(path, "macops_preflight")
 
 

@@ -10,7 +10,7 @@ from labtools import HOSTS, ROOT, ssh
 LAB_HOST_KEY = ["-e", "ssh_mesh_host_key_file=/var/db/maclab/fs/ssh/ssh_host_ed25519_key.pub"]
 # This playbook does not configure the Thunderbolt network (the thunderbolt_network role does, in
 # site.yml), and the lab's sshd listens on the management address only: verify by name here.
-LAB_HOST_KEY += ["-e", "ssh_mesh_verify_thunderbolt=false"]
+LAB_HOST_KEY += ["-e", '{"ssh_mesh_verify_thunderbolt": false}']
 
 
 def home(host, *parts):
@@ -49,7 +49,7 @@ def test_mesh_converges_and_every_pair_connects(lab):
 def test_rotation_replaces_every_key_everywhere(lab):
     converge(*(["--tags", "ssh_mesh"] + LAB_HOST_KEY))
     old = node_keys()
-    converge(*(["--tags", "ssh_mesh", "-e", "ssh_mesh_rotate_keys=true"] + LAB_HOST_KEY))
+    converge(*(["--tags", "ssh_mesh", "-e", '{"ssh_mesh_rotate_keys": true}'] + LAB_HOST_KEY))
     new = node_keys()
     assert all(old[host] != new[host] for host in HOSTS)
     controller_key = open(os.path.join(ROOT, "controller", "id_ed25519.pub")).read().split()[1]
