@@ -32,7 +32,7 @@ _PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 if _PACKAGE_PARENT not in sys.path:
     sys.path.insert(0, _PACKAGE_PARENT)
 
-from macsim import netapply  # noqa: E402
+from macsim import netapply, pf  # noqa: E402
 from macsim.formats import admin, kernel, netsetup, plist as plistfmt, profiler, rdma as rdmafmt  # noqa: E402
 from macsim.formats import ifconfig as iffmt  # noqa: E402
 
@@ -1284,12 +1284,34 @@ def cmd_brew(host, args):
         else:
             out("".join(n + "\n" for n in names))
         return 0
+    if verb == "info" and "--json=v2" in rest:
+        # The shape community.general.homebrew reads (name, full_name, tap, aliases, oldnames,
+        # installed, outdated); a subset of Homebrew's real `brew info --json=v2` document.
+        formulae = []
+        for formula in [r for r in rest if not r.startswith("-")]:
+            source = _formula_source(host, formula)
+            if source is None:
+                raise Fail(1, 'Error: No available formula with the name "{}".\n'.format(formula))
+            kegs = os.path.join(cellar, formula)
+            installed = sorted(os.listdir(kegs)) if os.path.isdir(kegs) else []
+            version = _formula_version(*source)
+            formulae.append({
+                "name": formula, "full_name": formula, "tap": "homebrew/core", "aliases": [],
+                "oldnames": [], "versions": {"stable": version, "head": None, "bottle": True},
+                "installed": [{"version": v, "installed_as_dependency": False, "installed_on_request": True}
+                              for v in installed],
+                "linked_keg": installed[-1] if installed else None, "outdated": False,
+                "pinned": False, "keg_only": False,
+            })
+        out(json.dumps({"formulae": formulae, "casks": []}, indent=2) + "\n")
+        return 0
     if verb in ("install", "reinstall"):
         rc = 0
         for formula in [r for r in rest if not r.startswith("-")]:
             source = _formula_source(host, formula)
             if source is None:
-                err(admin.brew_no_formula(formula))
+                err(admin.brew_not_in_lab(formula) if formula in admin.LAB_TOOL_FORMULAE
+                    else admin.brew_no_formula(formula))
                 rc = 1
                 continue
             executable, target = source
@@ -1391,7 +1413,28 @@ def cmd_fdesetup(host, args):
     if args == ["isactive"]:
         out("true\n" if on else "false\n")
         return 0 if on else 1
-    raise Fail(1, "Usage: fdesetup status | isactive (the lab simulates these)\n")
+    if args and args[0] == "authrestart":
+        return _fdesetup_authrestart(host, args[1:], on)
+    raise Fail(1, "Usage: fdesetup status | isactive | authrestart (the lab simulates these)\n")
+
+
+def _fdesetup_authrestart(host, options, on):
+    """A restart that skips the FileVault unlock screen once. The lab asks for no credentials
+    (a Mac prompts for them, or reads them with -inputplist, which is consumed here)."""
+    require_root(admin.FDESETUP_NOT_ROOT)
+    if "-inputplist" in options:
+        sys.stdin.read()
+    if not on:
+        raise Fail(1, admin.FDESETUP_AUTHRESTART_OFF)
+    delay = 1
+    if "-delayminutes" in options:
+        position = options.index("-delayminutes") + 1
+        if position >= len(options) or not options[position].lstrip("-").isdigit():
+            raise Fail(1, "Usage: fdesetup authrestart [-delayminutes N] [-inputplist]\n")
+        # -1 waits for someone else's restart on macOS; the lab restarts at once.
+        delay += 60 * max(0, int(options[position]))
+    request_power(host, "authrestart", delay)
+    return 0
 
 
 def cmd_csrutil(host, args):
@@ -1721,6 +1764,133 @@ def _write_out(target, blob):
         fh.write(blob)
 
 
+# --- pfctl (state only: the lab's pf filters no packets) -------------------------------------
+
+PFCTL_OPTIONS = "AdeEghmNnOqRrvza:D:F:f:i:K:k:o:p:s:t:T:x:X:"
+PFCTL_FLUSH_MESSAGES = ("rules cleared\n", "nat cleared\n", "0 tables deleted.\n")
+
+
+def _pf_read(host):
+    def read(path):
+        with open(host.fs(path) if path != "-" else "/dev/stdin") as fh:
+            return fh.read()
+    return read
+
+
+def cmd_pfctl(host, args):
+    import getopt
+    try:
+        options, rest = getopt.getopt(args, PFCTL_OPTIONS)
+    except getopt.GetoptError as exc:
+        raise Fail(1, "pfctl: {}\nusage: pfctl [-AdeghmNnOqRrvz] [-a anchor] [-F modifier] [-f file] "
+                      "[-s modifier] [-X token] ...\n".format(exc))
+    if rest:
+        raise Fail(1, "pfctl: unknown command line argument: {}\n".format(rest[0]))
+    require_root(pf.NOT_ROOT)
+    flags = {}
+    for flag, value in options:
+        flags[flag] = value
+    anchor = flags.get("-a", "").rstrip("/*")
+    read = _pf_read(host)
+    if "-n" in flags:
+        if "-f" not in flags:
+            return 0
+        try:
+            pf.parse(flags["-f"], read(flags["-f"]))
+        except (IOError, OSError):
+            raise Fail(1, "pfctl: {}: No such file or directory\n".format(flags["-f"]))
+        except pf.PfError as exc:
+            raise Fail(1, str(exc))
+        return 0
+    with host.mutate():
+        state = host.state.setdefault("pf", pf.default_state())
+        if "-X" in flags:
+            _pf_release(state, flags["-X"])
+        if "-d" in flags:
+            if not state["enabled"]:
+                raise Fail(1, "pfctl: pf not enabled\n")
+            state.update(enabled=False, tokens=[], enabled_since=None)
+            err("pf disabled\n")
+        if "-F" in flags:
+            if flags["-F"] not in ("all", "rules", "nat", "Tables"):
+                raise Fail(1, "pfctl: Unknown flush modifier '{}'\n".format(flags["-F"]))
+            pf.flush(state, anchor)
+            err("".join(PFCTL_FLUSH_MESSAGES))
+        if "-f" in flags:
+            try:
+                text = read(flags["-f"])
+            except (IOError, OSError):
+                raise Fail(1, "pfctl: {}: No such file or directory\n".format(flags["-f"]))
+            try:
+                pf.load(state, anchor, flags["-f"], text, read)
+            except pf.PfError as exc:
+                raise Fail(1, str(exc))
+            if not anchor:
+                err(pf.MAIN_RULESET_WARNING)
+        if "-E" in flags or "-e" in flags:
+            _pf_enable(state, "-E" in flags)
+    if "-s" in flags:
+        out(_pf_show(host.state.get("pf") or pf.default_state(), flags["-s"], anchor))
+    return 0
+
+
+def _pf_enable(state, with_reference):
+    err(pf.NO_ALTQ)
+    if not with_reference and state["enabled"]:
+        raise Fail(1, "pfctl: pf already enabled\n")
+    if not state["enabled"]:
+        state["enabled_since"] = time.time()
+    state["enabled"] = True
+    out("pf enabled\n")
+    if with_reference:
+        state["next_token"] = int(state.get("next_token") or pf.FIRST_TOKEN) + 1
+        state["tokens"].append(state["next_token"])
+        out("Token : {}\n".format(state["next_token"]))
+
+
+def _pf_release(state, token):
+    """-X: drop one enable reference; pf goes off with the last one (macOS's reference counting
+    of -E/-X; what it prints then is unconfirmed)."""
+    if not token.isdigit() or int(token) not in state["tokens"]:
+        raise Fail(1, "pfctl: Invalid argument\n")
+    state["tokens"].remove(int(token))
+    if not state["tokens"] and state["enabled"]:
+        state.update(enabled=False, enabled_since=None)
+        err("pf disabled\n")
+
+
+def _pf_show(state, what, anchor):
+    if what == "info":
+        return pf.info_text(state, time.time())
+    if what in ("rules", "r"):
+        return pf.show_rules(state, anchor)
+    if what in ("nat", "n"):
+        return pf.show_rules(state, anchor, "nat")
+    if what == "dummynet":
+        return pf.show_rules(state, anchor, "dummynet")
+    if what in ("Anchors", "A"):
+        return "".join("  {}\n".format(a) for a in sorted(state.get("rulesets", {})) if a)
+    raise Fail(1, "pfctl: Unknown show modifier '{}' (the lab shows info, rules, nat, dummynet, Anchors)\n".format(what))
+
+
+# --- xcode-select ---------------------------------------------------------------------------
+
+COMMAND_LINE_TOOLS = "/Library/Developer/CommandLineTools"
+
+
+def cmd_xcode_select(host, args):
+    """The Command Line Tools are always installed in the lab (their python3 is the CLT one)."""
+    if args in (["-p"], ["--print-path"]):
+        out(COMMAND_LINE_TOOLS + "\n")
+        return 0
+    if args == ["--install"]:
+        raise Fail(1, admin.XCODE_SELECT_ALREADY_INSTALLED)
+    if args in (["-v"], ["--version"]):
+        out(admin.XCODE_SELECT_VERSION)
+        return 0
+    raise Fail(1, "xcode-select: error: the lab simulates -p, --install and --version\n")
+
+
 # --- dispatch -------------------------------------------------------------------------------
 
 # Every command: where it lives on macOS, and its handler.
@@ -1737,6 +1907,7 @@ MACOS_PATHS = {
     "fdesetup": "/usr/bin/fdesetup", "defaults": "/usr/bin/defaults", "plutil": "/usr/bin/plutil",
     "dscl": "/usr/bin/dscl", "diskutil": "/usr/sbin/diskutil", "df": "/bin/df",
     "nvram": "/usr/sbin/nvram", "csrutil": "/usr/bin/csrutil", "ping": "/sbin/ping",
+    "pfctl": "/sbin/pfctl", "xcode-select": "/usr/bin/xcode-select",
 }
 HANDLERS = {
     "sw_vers": cmd_sw_vers, "uname": cmd_uname, "sysctl": cmd_sysctl, "vm_stat": cmd_vm_stat,
@@ -1748,14 +1919,15 @@ HANDLERS = {
     "softwareupdate": cmd_softwareupdate, "scutil": cmd_scutil, "fdesetup": cmd_fdesetup,
     "defaults": cmd_defaults, "plutil": cmd_plutil, "dscl": cmd_dscl, "diskutil": cmd_diskutil,
     "df": cmd_df, "nvram": cmd_nvram, "csrutil": cmd_csrutil, "ping": cmd_ping,
+    "pfctl": cmd_pfctl, "xcode-select": cmd_xcode_select,
 }
 # What the runtime's macroot builder consumes: {name: "usr/bin" | "usr/sbin" | "usr/libexec"},
 # the overlay directory of each command (Debian's /bin and /sbin are merged into /usr). brew
 # (/opt/homebrew/bin) lives in each host's own tree instead: see DESIGN.md.
 _OVERLAID = {"/bin": "usr/bin", "/usr/bin": "usr/bin", "/sbin": "usr/sbin", "/usr/sbin": "usr/sbin",
              "/usr/libexec": "usr/libexec"}
-COMMANDS = {name: _OVERLAID[os.path.dirname(path)] for name, path in MACOS_PATHS.items()
-            if os.path.dirname(path) in _OVERLAID}
+COMMANDS = {name: _OVERLAID.get(os.path.dirname(path), os.path.dirname(path).lstrip("/"))
+            for name, path in MACOS_PATHS.items()}
 
 
 def log_call(host, argv, rc):

@@ -7,7 +7,10 @@ import time
 
 import pytest
 
-from labtools import INVENTORY, VENV_BIN, ansible_env, maclab, read_json
+from labtools import INVENTORY, REPO, VENV_BIN, ansible_env, maclab, read_json
+
+SITE = os.path.join(REPO, "site.yml")
+
 
 @pytest.fixture(scope="session")
 def lab():
@@ -64,3 +67,35 @@ def pytest_collection_modifyitems(items):
     """`test_99_down.py` takes the shared lab down to prove nothing is left behind: whatever
     directory it sits in, it runs after every other end-to-end test."""
     items.sort(key=lambda item: os.path.basename(str(item.fspath)) == "test_99_down.py")
+
+
+@pytest.fixture(scope="session")
+def site(lab, tmp_path_factory):
+    """Run the repository's site.yml against the lab: site(*extra_args, check=True) -> process."""
+    tmp_dir = str(tmp_path_factory.mktemp("site"))
+    env = ansible_env(tmp_dir)
+
+    def run(*extra, check=True, timeout=1800):
+        argv = [os.path.join(VENV_BIN, "ansible-playbook"), "-i", INVENTORY, SITE] + list(extra)
+        proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                              env=env, timeout=timeout, cwd=tmp_dir)
+        if check and proc.returncode != 0:
+            raise AssertionError("site.yml %s failed (rc %d):\n%s\n%s" % (" ".join(extra), proc.returncode,
+                                                                         proc.stdout[-8000:], proc.stderr[-3000:]))
+        return proc
+
+    run.workdir = tmp_dir
+    return run
+
+
+@pytest.fixture(scope="session")
+def converged(site):
+    """The lab converged once per test session by site.yml, as the issue's CI budget asks:
+    `--check --diff` on the fresh lab first (what it predicts), then the real run, then the
+    idempotence run. Tests that break something repair only what they broke."""
+    started = time.time()
+    predicted = site("--check", "--diff")
+    check_seconds = time.time() - started
+    first = site()
+    second = site()
+    return {"check": predicted, "first": first, "second": second, "check_seconds": check_seconds}

@@ -162,3 +162,25 @@ def test_nvram(lab):
     assert lab.run("nvram", "boot-args").out == "boot-args\t-v\n"
     missing = lab.run("nvram", "nope")
     assert missing.rc == 1 and "data was not found" in missing.err
+
+
+
+def test_brew_info_json_tells_community_general_homebrew_what_is_installed(lab):
+    """community.general.homebrew decides whether to install from `brew info --json=v2`."""
+    homebrew_owned_by_nobody(lab)
+    world = lab.lab_json()
+    world["pythons"] = {"3.11": "/usr"}
+    lab.write_lab_json(world)
+
+    def info():
+        result = lab.run_process("brew", "info", "--json=v2", "python@3.11", uid=NOBODY)
+        assert result.rc == 0, result
+        return json.loads(result.out)["formulae"][0]
+
+    before = info()
+    assert (before["name"], before["full_name"], before["installed"]) == ("python@3.11", "python@3.11", [])
+    assert lab.run_process("brew", "install", "python@3.11", uid=NOBODY).rc == 0
+    after = info()
+    assert len(after["installed"]) == 1 and after["linked_keg"] == after["installed"][0]["version"]
+    unknown = lab.run_process("brew", "info", "--json=v2", "python@3.99", uid=NOBODY)
+    assert unknown.rc == 1 and 'No available formula with the name "python@3.99"' in unknown.err
