@@ -18,6 +18,9 @@ down HOST            halt now
 up HOST              power on
 disk-full HOST SIZE  the boot volume is full (SIZE free bytes, e.g. 0 or 500M)
 wired-reset HOST     iogpu.wired_limit_mb back to 0
+filevault-on HOST    FileVault on: reboots wait at the unlock screen (`fault up` unlocks)
+                     unless started with `fdesetup authrestart`
+slow-boot HOST S     the host's next boots take S seconds
 clear                undo all faults
 """
 

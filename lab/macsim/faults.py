@@ -316,6 +316,28 @@ def fault_disk_full(paths, host, size):
     return "%s: boot volume full (%d bytes free)" % (host, free)
 
 
+def fault_filevault_on(paths, host):
+    with _edit_state(paths, host) as state:
+        saved = bool(state.get("filevault"))
+        state["filevault"] = True
+    _record(paths, "filevault-on", [host], saved)
+    return "%s: FileVault on (reboots stop at the unlock screen; fdesetup authrestart skips it)" % host
+
+
+def fault_slow_boot(paths, host, seconds):
+    try:
+        value = float(seconds)
+    except ValueError:
+        raise FaultError("cannot read seconds %r" % seconds)
+    if value < 0:
+        raise FaultError("boot seconds must be >= 0, got %s" % seconds)
+    with _edit_state(paths, host) as state:
+        saved = state["boot"].get("boot_seconds")
+        state["boot"]["boot_seconds"] = value
+    _record(paths, "slow-boot", [host, seconds], saved)
+    return "%s: next boots take %g s" % (host, value)
+
+
 def fault_wired_reset(paths, host):
     with _edit_state(paths, host, "volatile.json") as volatile:
         volatile.setdefault("sysctl", {})["iogpu.wired_limit_mb"] = 0
@@ -353,9 +375,15 @@ def fault_clear(paths):
         elif kind == "no-return":
             with _edit_state(paths, host) as state:
                 state["boot"]["no_return"] = False
+        elif kind == "filevault-on":
+            with _edit_state(paths, host) as state:
+                state["filevault"] = saved
+        elif kind == "slow-boot":
+            with _edit_state(paths, host) as state:
+                state["boot"]["boot_seconds"] = saved
     from . import lab as labmod
     for host in [h["name"] for h in lab["hosts"]]:
-        if labmod.power_state(paths, host) in ("off", "no-return"):
+        if labmod.power_state(paths, host) in labmod.DARK_POWER_STATES:
             power_on(paths, host)
     return "all faults cleared"
 
@@ -365,6 +393,7 @@ KINDS = {
     "build": (2, fault_build), "bridge-on": (1, fault_bridge_on), "ip-reset": (1, fault_ip_reset),
     "no-return": (1, fault_no_return), "down": (1, fault_down), "up": (1, fault_up),
     "disk-full": (2, fault_disk_full), "wired-reset": (1, fault_wired_reset), "clear": (0, fault_clear),
+    "filevault-on": (1, fault_filevault_on), "slow-boot": (2, fault_slow_boot),
 }
 
 

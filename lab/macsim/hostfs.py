@@ -8,7 +8,7 @@ import shutil
 import stat
 import subprocess
 
-from . import layout
+from . import layout, pf
 
 # Where each shimmed command lives on macOS. `shim.COMMANDS` (the shim's own table) wins when
 # the shim module provides one.
@@ -214,7 +214,7 @@ def build_host_fs(paths, lab, host, password):
     name = host["name"]
     hdir = paths.host(name)
     fs = os.path.join(hdir, "fs")
-    for sub in ("log", "run", "fs/etc/sudoers.d", "fs/ssh", "fs/Library/LaunchDaemons", "fs/Library/Logs",
+    for sub in ("log", "run", "etc-work", "fs/etc/sudoers.d", "fs/ssh/ssh_config.d", "fs/Library/LaunchDaemons", "fs/Library/Logs",
                 "fs/Library/Preferences/SystemConfiguration", "fs/Library/Developer/CommandLineTools/usr/bin",
                 "fs/opt/homebrew/bin", "fs/var/log", "fs/Users/Shared"):
         os.makedirs(os.path.join(hdir, sub), exist_ok=True)
@@ -243,12 +243,19 @@ def build_host_fs(paths, lab, host, password):
     peers = "".join("%s\t%s %s.local\n" % (layout.mgmt_ip(h["index"]), h["name"], h["name"]) for h in lab["hosts"])
     _write(os.path.join(fs, "etc/hosts"), "127.0.0.1\tlocalhost\n::1\tlocalhost\n" + peers, 0o644)
 
+    write_pf_files(fs)
+    # fs/ssh is the host's /etc/ssh (a bind inside the host): its host keys, sshd_config and the
+    # client's ssh_config, where macOS keeps them.
     key = os.path.join(fs, "ssh", "ssh_host_ed25519_key")
     if not os.path.exists(key):
         subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", key], check=True)
+    if os.path.exists("/etc/ssh/moduli"):
+        shutil.copy("/etc/ssh/moduli", os.path.join(fs, "ssh", "moduli"))
+    _write(os.path.join(fs, "ssh", "ssh_config"), SSH_CLIENT_CONFIG, 0o644)
+    # No ListenAddress: Remote Login listens on every address of the Mac, which inside the
+    # host's network namespace means only its own (management and Thunderbolt) addresses.
     _write(os.path.join(fs, "ssh", "sshd_config"), """\
 # sshd of simulated Mac %(name)s (Remote Login), started by its launchd.
-ListenAddress %(ip)s
 HostKey %(state)s/fs/ssh/ssh_host_ed25519_key
 PidFile none
 PermitRootLogin no
@@ -261,7 +268,7 @@ MaxSessions 50
 Subsystem sftp internal-sftp
 # The PATH a non-interactive ssh command gets on macOS.
 SetEnv PATH=/usr/bin:/bin:/usr/sbin:/sbin
-""" % {"name": name, "ip": layout.mgmt_ip(index), "state": layout.HOST_STATE_DIR}, 0o644)
+""" % {"name": name, "state": layout.HOST_STATE_DIR}, 0o644)
 
     _symlink(lab["clt_python"], os.path.join(fs, "Library/Developer/CommandLineTools/usr/bin/python3"))
     for name, sub in shim_commands().items():
@@ -269,6 +276,42 @@ SetEnv PATH=/usr/bin:/bin:/usr/sbin:/sbin
             target = os.path.join(fs, sub, name)
             os.makedirs(os.path.dirname(target), exist_ok=True)
             _symlink(SHIM_ENTRY, target)
+    # Homebrew's installer gives its prefix to the user who ran it (group admin); brew refuses
+    # to run as root, so the admin user must be able to write the Cellar and links.
+    for directory in ("opt/homebrew", "opt/homebrew/bin"):
+        os.chown(os.path.join(fs, directory), layout.ADMIN_UID, layout.ADMIN_GID)
+
+
+# The client part of macOS's /etc/ssh/ssh_config (its comment block left out).
+SSH_CLIENT_CONFIG = """\
+# ssh client configuration of the simulated Mac (macOS ships the same settings).
+Include /etc/ssh/ssh_config.d/*
+Host *
+    SendEnv LANG LC_*
+"""
+
+
+def write_pf_files(fs):
+    """macOS's stock /etc/pf.conf and /etc/pf.anchors/com.apple, in the host's own /etc (the
+    upper layer of its /etc overlay)."""
+    _write(os.path.join(fs, "etc", "pf.conf"), pf.MACOS_PF_CONF, 0o644, 0, 0)
+    _write(os.path.join(fs, "etc", "pf.anchors", "com.apple"), pf.MACOS_COM_APPLE_ANCHOR, 0o644, 0, 0)
+    os.chmod(os.path.join(fs, "etc", "pf.anchors"), 0o755)
+
+
+def lab_tools(paths):
+    """lab.json `tools`: controller binaries `brew install` links, copied under the lab root
+    (hosts see /root only as a tmpfs). A working uv cannot come from an offline package source,
+    so only a uv already on this machine is offered; without one `brew install uv` fails."""
+    tools = {}
+    found = shutil.which("uv")
+    if found:
+        dest = os.path.join(paths.root, "tools", "uv")
+        os.makedirs(os.path.dirname(dest), exist_ok=True)
+        shutil.copy(os.path.realpath(found), dest)
+        os.chmod(dest, 0o755)
+        tools["uv"] = layout.HOST_WORLD_DIR + "/tools/uv"
+    return tools
 
 
 def host_public_key(paths, name):

@@ -68,6 +68,11 @@ def supervisor_alive(paths, host):
     return bool(pid) and "macsim" in _pid_cmdline(pid) and _pid_state(pid) not in (None, "Z")
 
 
+# Power states of a host that stays without SSH until `maclab fault up` (or `clear`): halted,
+# the no-return fault, waiting at the FileVault unlock screen.
+DARK_POWER_STATES = ("off", "no-return", "locked")
+
+
 def power_state(paths, host):
     data = statefile.read_json(paths.host_file(host, "run", "power.json"), {"state": "unknown"})
     return data["state"]
@@ -172,6 +177,7 @@ def up(paths, lab, ssh_timeout=30.0, selfcheck_enabled=True, log=print):
     hostfs.install_code(paths)
     hostfs.build_macroot(paths)
     lab["overlay_dirs"] = hostfs.overlay_dirs(paths)
+    lab["tools"] = hostfs.lab_tools(paths)
     _create_mountpoints(lab)
     save(paths, lab)  # early, so that `down` can undo a half-built lab
     states = {}
@@ -225,7 +231,7 @@ def port_open(ip, port=22, timeout=0.5):
 def wait(paths, lab, timeout=60.0, hosts=None):
     """Every host that is powered on answers `ssh true`; raises naming the hosts that did not."""
     names = hosts or [h["name"] for h in lab["hosts"]
-                      if power_state(paths, h["name"]) not in ("off", "no-return")]
+                      if power_state(paths, h["name"]) not in DARK_POWER_STATES]
     deadline = time.time() + timeout
     pending = list(names)
     while pending and time.time() < deadline:

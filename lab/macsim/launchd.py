@@ -20,7 +20,7 @@ import sys
 import time
 import traceback
 
-from . import layout, statefile
+from . import layout, pf, statefile
 
 STOP_GRACE_SECONDS = 5.0
 KEEPALIVE_THROTTLE_SECONDS = 1.0
@@ -75,11 +75,21 @@ def setup_mounts(root, host, lab, log):
     _bind(log, root, layout.HOST_WORLD_DIR, readonly=True)
     for sub in ("Users", "Library", "opt/homebrew", "var/log"):
         _bind(log, os.path.join(fs, sub), "/" + sub)
-    for name in ("passwd", "group", "shadow", "sudoers", "sudoers.d", "hosts"):
-        _bind(log, os.path.join(fs, "etc", name), "/etc/" + name)
+    # /etc is the machine's with the host's fs/etc as writable upper layer: its passwd, sudoers,
+    # hosts, pf.conf, pf.anchors/ and whatever a become task writes stay per host, and files can
+    # be replaced by rename (Ansible's atomic move), which a bind-mounted file refuses (EBUSY).
+    _mount(log, "-t", "overlay", "overlay", "-o", "lowerdir=/etc,upperdir=%s,workdir=%s"
+           % (os.path.join(fs, "etc"), os.path.join(hdir, "etc-work")), "/etc")
+    # The host's own keys and sshd_config where macOS has them; none of the machine's.
+    _bind(log, os.path.join(fs, "ssh"), "/etc/ssh")
     for sub in lab["overlay_dirs"]:
         _mount(log, "-t", "overlay", "overlay", "-o",
                "lowerdir=%s:/%s" % (os.path.join(root, "macroot", sub), sub), "/" + sub)
+
+
+def _read_text(path):
+    with open(path) as handle:
+        return handle.read()
 
 
 def boot_bookkeeping(hdir, log):
@@ -96,6 +106,10 @@ def boot_bookkeeping(hdir, log):
         if boot["mode"] == "normal" and rdma.get("pending") is not None:
             rdma["enabled"] = rdma["pending"] == "enable" if isinstance(rdma["pending"], str) else bool(rdma["pending"])
             rdma["pending"] = None
+        # pf is kernel state: off after every boot, with /etc/pf.conf's rules loaded.
+        problem = pf.boot_reset(state.setdefault("pf", pf.default_state()), _read_text)
+        if problem:
+            log("pf: /etc/pf.conf not loaded: %s" % problem.strip())
         volatile = statefile.new_volatile(boot.get("boottime", 0))
         boot["boottime"] = volatile["boottime"]
         statefile.write_json(state_path, state)

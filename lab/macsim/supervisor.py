@@ -48,9 +48,12 @@ class Supervisor(object):
         while self.take("power_on") is None:
             time.sleep(POLL_SECONDS)
 
-    def boot_seconds(self):
+    def boot_settings(self):
+        """(boot seconds, no-return fault, FileVault on): read at every boot, so a fault set
+        while the host runs applies to its next boot."""
         state = statefile.read_json(os.path.join(self.hdir, "state.json"))
-        return float(state["boot"].get("boot_seconds", 5)), bool(state["boot"].get("no_return"))
+        boot = state["boot"]
+        return float(boot.get("boot_seconds", 5)), bool(boot.get("no_return")), bool(state.get("filevault"))
 
     def find_launchd(self, unshare_pid, timeout=5.0):
         """Root-namespace PID of the host's PID 1: the child `unshare --fork` started."""
@@ -96,7 +99,7 @@ class Supervisor(object):
         while True:
             request = self.boot_once()
             net.set_links(self.host, False)
-            seconds, no_return = self.boot_seconds()
+            seconds, no_return, filevault = self.boot_settings()
             if request == "halt":
                 self.set_power_state("off")
                 self.wait_power_on()
@@ -109,6 +112,12 @@ class Supervisor(object):
                 deadline = time.time() + seconds
                 while time.time() < deadline and self.take("power_on") is None:
                     time.sleep(POLL_SECONDS)
+                if filevault and request != "authrestart":
+                    # The FileVault unlock screen: no SSH until someone types a password
+                    # (`maclab fault up HOST`). `fdesetup authrestart` skips it once.
+                    self.set_power_state("locked")
+                    self.log("FileVault: waiting at the unlock screen")
+                    self.wait_power_on()
 
 
 def main(argv):

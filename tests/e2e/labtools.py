@@ -2,6 +2,8 @@
 from the controller side of their namespaces, read the lab's state and logs, run Ansible."""
 import json
 import os
+import re
+import shlex
 import subprocess
 import sys
 import time
@@ -71,3 +73,63 @@ def wait_until(predicate, timeout, interval=0.2, message="condition"):
     raise AssertionError("timed out after %.0f s waiting for %s" % (timeout, message))
 
 
+def sudo(host, command, check=True, timeout=60):
+    """`sudo COMMAND` as the admin user over SSH, typing the lab's become password (sudo asks
+    for it, as on a Mac)."""
+    with open(os.path.join(ROOT, "controller", "become_password")) as handle:
+        password = handle.read().strip()
+    proc = subprocess.run(["ssh", "-F", os.path.join(ROOT, "controller", "ssh_config"), host, "--",
+                           "sudo -S -p '' /bin/sh -c %s" % shlex.quote(command)],
+                          input=password + "\n", stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          universal_newlines=True, timeout=timeout)
+    if check and proc.returncode != 0:
+        raise AssertionError("sudo on %s %r failed (rc %d): %s" % (host, command, proc.returncode, proc.stderr))
+    return proc
+
+
+# ---- Ansible's default stdout callback -------------------------------------------------------
+_RECAP = re.compile(r"^(?P<host>\S+)\s+:\s+ok=(?P<ok>\d+)\s+changed=(?P<changed>\d+)\s+"
+                    r"unreachable=(?P<unreachable>\d+)\s+failed=(?P<failed>\d+)"
+                    r"(?:\s+skipped=(?P<skipped>\d+))?(?:\s+rescued=(?P<rescued>\d+))?"
+                    r"(?:\s+ignored=(?P<ignored>\d+))?", re.M)
+_TASK = re.compile(r"^TASK \[(?P<name>.*)\] \*+$")
+_CHANGED = re.compile(r"^changed: \[(?P<host>[^\]]+)\]")
+
+
+def recap(stdout):
+    """{host: {ok, changed, unreachable, failed, skipped, rescued, ignored}} from the PLAY RECAP
+    (the counts the callback printed)."""
+    return dict((m.group("host"), dict((k, int(v)) for k, v in m.groupdict().items() if k != "host" and v is not None))
+                for m in _RECAP.finditer(stdout))
+
+
+def _changed_events(stdout):
+    """(host, task name) for every `changed:` line, in output order."""
+    task = None
+    for line in stdout.splitlines():
+        header = _TASK.match(line)
+        if header:
+            task = header.group("name")
+            continue
+        changed = _CHANGED.match(line)
+        if changed and task is not None:
+            yield changed.group("host"), task
+
+
+def changed_tasks(stdout):
+    """{host: [task names that reported changed, in order]}; loop items count once per task."""
+    found = {}
+    for host, task in _changed_events(stdout):
+        names = found.setdefault(host, [])
+        if not names or names[-1] != task:
+            names.append(task)
+    return found
+
+
+def changed_task_names(stdout):
+    """Names of the tasks that reported changed on any host, each once, in order."""
+    names = []
+    for _, task in _changed_events(stdout):
+        if task not in names:
+            names.append(task)
+    return names

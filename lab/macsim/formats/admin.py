@@ -37,6 +37,11 @@ def filevault_status(on):
     return "FileVault is On.\n" if on else "FileVault is Off.\n"
 
 
+# Unconfirmed wordings of `fdesetup authrestart` failures.
+FDESETUP_NOT_ROOT = "Error: This command must be run as root.\n"
+FDESETUP_AUTHRESTART_OFF = "Error: FileVault is Off.\n"
+
+
 def scutil_not_set(key):
     return "{}: not set\n".format(key)
 
@@ -164,6 +169,30 @@ def brew_already(formula, version):
 
 def brew_no_formula(formula):
     return 'Warning: No available formula with the name "{}".\n'.format(formula)
+
+
+# Formulae a real Homebrew has but the lab can only link from the machine running maclab
+# (lab.json `tools`, filled by `up` with `shutil.which`): no offline package source has them.
+LAB_TOOL_FORMULAE = ("uv",)
+
+
+def brew_not_in_lab(formula):
+    """Lab-only message (no macOS equivalent): says why, instead of a misleading "No available
+    formula"."""
+    return ("Error: {f} is not available in the lab's package source: `maclab up` found no {f} "
+            "binary on the machine running the lab (install {f} there and run `maclab up` again).\n"
+            ).format(f=formula)
+
+
+# --- xcode-select ---------------------------------------------------------------------------
+
+# Unconfirmed wording (recent macOS, as remembered; older releases said "xcode-select: error:
+# command line tools are already installed, use "Software Update" to install updates"). Exit 1.
+XCODE_SELECT_ALREADY_INSTALLED = (
+    'xcode-select: note: Command line tools are already installed. Use "Software Update" in System '
+    "Settings or the softwareupdate command line interface to install updates\n")
+# Unconfirmed version number.
+XCODE_SELECT_VERSION = "xcode-select version 2409.\n"
 
 
 # --- csrutil --------------------------------------------------------------------------------

@@ -3,21 +3,14 @@
 PLAY RECAP and the changed tasks out of Ansible's default output."""
 import json
 import os
-import re
 import subprocess
 import tempfile
 
-from labtools import INVENTORY, REPO, VENV_BIN, ansible_env
+from labtools import INVENTORY, REPO, VENV_BIN, ansible_env, changed_tasks, recap  # noqa: F401 (re-exported)
 
 CONVERGE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "playbooks", "converge_access.yml")
 # The lab has no pfctl (yet): the firewall role is exercised by test_firewall.py only where it exists.
 WITHOUT_FIREWALL = ("--skip-tags", "firewall")
-
-_RECAP = re.compile(r"^(?P<host>\S+)\s+:\s+ok=(?P<ok>\d+)\s+changed=(?P<changed>\d+)\s+unreachable=(?P<unreachable>\d+)"
-                    r"\s+failed=(?P<failed>\d+)\s+skipped=(?P<skipped>\d+)", re.M)
-_TASK = re.compile(r"^TASK \[(?P<name>.*)\] \*+$")
-_CHANGED = re.compile(r"^changed: \[(?P<host>[^\]]+)\]")
-
 
 def run_playbook(playbook=CONVERGE, *extra, **kwargs):
     """ansible-playbook against the lab inventory; returns the CompletedProcess (never raises on rc)."""
@@ -35,30 +28,6 @@ def converge(*extra):
     assert proc.returncode == 0, "converge failed (rc %d):\n%s\n%s" % (proc.returncode, proc.stdout[-8000:],
                                                                       proc.stderr[-2000:])
     return proc
-
-
-def recap(stdout):
-    """{host: {ok, changed, unreachable, failed, skipped}} from the PLAY RECAP."""
-    return dict((m.group("host"), dict((k, int(m.group(k))) for k in ("ok", "changed", "unreachable", "failed",
-                                                                     "skipped")))
-                for m in _RECAP.finditer(stdout))
-
-
-def changed_tasks(stdout):
-    """{host: [task names that reported changed, in order]}; loop items count once per task."""
-    found = {}
-    task = None
-    for line in stdout.splitlines():
-        header = _TASK.match(line)
-        if header:
-            task = header.group("name")
-            continue
-        changed = _CHANGED.match(line)
-        if changed and task is not None:
-            names = found.setdefault(changed.group("host"), [])
-            if not names or names[-1] != task:
-                names.append(task)
-    return found
 
 
 def fact_dump_playbook(path, fact):

@@ -4,36 +4,14 @@ Run under the shared lab lock: flock -w 3600 /run/maclab.lock .venv/bin/pytest t
 """
 import json
 import os
-import re
 
 import pytest
-from labtools import HOSTS, maclab, read_json, ssh
+from labtools import HOSTS, changed_tasks, maclab, read_json, recap, ssh
 
 PLAYBOOK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "playbooks", "converge_network.yml")
-RECAP = re.compile(r"^(?P<host>\S+)\s+:\s+ok=(?P<ok>\d+)\s+changed=(?P<changed>\d+)\s+unreachable=(?P<unreachable>\d+)\s+"
-                   r"failed=(?P<failed>\d+)", re.M)
-
-
-def recap(proc):
-    return dict((m.group("host"), dict((k, int(m.group(k))) for k in ("ok", "changed", "unreachable", "failed")))
-                for m in RECAP.finditer(proc.stdout))
-
-
 def converge(ansible, *extra, check=True):
     with open(PLAYBOOK) as handle:
         return ansible.playbook(handle.read(), check=check, extra=list(extra))
-
-
-def changed_tasks(proc):
-    """{host: [task name]} of every task reported changed."""
-    result, task = {}, None
-    for line in proc.stdout.splitlines():
-        if line.startswith("TASK ["):
-            task = line[6:line.index("]")]
-        match = re.match(r"^changed: \[(?P<host>[^\]]+)\]", line)
-        if match:
-            result.setdefault(match.group("host"), []).append(task)
-    return result
 
 
 def service_info(host, service):
@@ -49,8 +27,8 @@ def converged(ansible):
 
 
 def test_check_mode_predicts_the_real_run(converged):
-    assert all(counts["failed"] == 0 for counts in recap(converged["check"]).values())
-    predicted, applied = changed_tasks(converged["check"]), changed_tasks(converged["first"])
+    assert all(counts["failed"] == 0 for counts in recap(converged["check"].stdout).values())
+    predicted, applied = changed_tasks(converged["check"].stdout), changed_tasks(converged["first"].stdout)
     for host in HOSTS:
         assert "macops.cluster.thunderbolt_network : Give each cabled port its planned address and remove the Thunderbolt Bridge" \
             in predicted[host]
@@ -58,7 +36,7 @@ def test_check_mode_predicts_the_real_run(converged):
 
 
 def test_second_run_changes_nothing(converged):
-    counts = recap(converged["second"])
+    counts = recap(converged["second"].stdout)
     assert sorted(counts) == HOSTS
     assert all(c["changed"] == 0 and c["failed"] == 0 for c in counts.values()), counts
 
@@ -88,7 +66,7 @@ def test_addresses_survive_a_reboot(converged, ansible):
         plan = json.loads(ssh(host, "cat '/Library/Application Support/macops/thunderbolt-plan.json'").stdout)
         for device, end in plan["hosts"][host].items():
             assert "inet %s " % end["ip"] in ssh(host, "/sbin/ifconfig %s" % device).stdout
-    counts = recap(converge(ansible))
+    counts = recap(converge(ansible).stdout)
     assert all(c["changed"] == 0 and c["failed"] == 0 for c in counts.values()), counts
 
 
@@ -97,8 +75,8 @@ def test_bridge_that_comes_back_is_removed_with_a_warning(converged, ansible):
     try:
         proc = converge(ansible, "--tags", "thunderbolt_network")
         assert "mac2: the Thunderbolt Bridge was back" in proc.stdout
-        assert recap(proc)["mac2"]["changed"] >= 1
-        assert all(recap(proc)[h]["changed"] == 0 for h in ("mac1", "mac3", "mac4"))
+        assert recap(proc.stdout)["mac2"]["changed"] >= 1
+        assert all(recap(proc.stdout)[h]["changed"] == 0 for h in ("mac1", "mac3", "mac4"))
         assert ssh("mac2", "/sbin/ifconfig bridge0", check=False).returncode != 0
     finally:
         maclab("fault", "clear")
@@ -112,7 +90,7 @@ def test_exo_daemon_resetting_addresses_is_named(converged, ansible):
         assert "mac3" in proc.stdout
     finally:
         maclab("fault", "clear")
-    counts = recap(converge(ansible, "--tags", "thunderbolt_network"))
+    counts = recap(converge(ansible, "--tags", "thunderbolt_network").stdout)
     assert all(c["failed"] == 0 for c in counts.values()), counts
 
 
@@ -132,4 +110,4 @@ def test_bad_mtu_is_rejected_before_any_change(converged, ansible):
     proc = converge(ansible, "-e", "thunderbolt_network_mtu=20000", check=False)
     assert proc.returncode != 0
     assert "thunderbolt_network_mtu" in proc.stdout
-    assert all(c["changed"] == 0 for c in recap(proc).values())
+    assert all(c["changed"] == 0 for c in recap(proc.stdout).values())

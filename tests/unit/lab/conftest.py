@@ -1,6 +1,7 @@
 """Fixtures of the shim's unit tests; the lab itself is built by shimlab.py."""
 import os
 import shutil
+import subprocess
 import tempfile
 
 import pytest
@@ -39,3 +40,20 @@ def lab(booted_lab_template):
 @pytest.fixture
 def ansible_module(lab):
     return AnsibleModuleStub(lab)
+
+
+@pytest.fixture
+def fake_launchd():
+    """A process whose name is `launchd`, standing in for the host's PID 1."""
+    tmp = tempfile.mkdtemp()
+    link = os.path.join(tmp, "launchd")
+    os.symlink("/bin/sleep", link)
+    proc = subprocess.Popen([link, "60"])
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        os.unlink(link)
+        os.rmdir(tmp)

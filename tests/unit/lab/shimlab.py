@@ -15,6 +15,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -149,6 +150,18 @@ class Lab(object):
                               cwd="/")
         decode = (lambda b: b) if kw.get("binary") else (lambda b: b.decode())
         return Result(proc.returncode, decode(proc.stdout), proc.stderr.decode())
+
+
+def wait_exit(proc, seconds):
+    deadline = time.time() + seconds
+    while time.time() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    return proc.poll()
+
+
+def power_request(lab):
+    with open(os.path.join(lab.host_dir(), "run", "power_request")) as fh:
+        return fh.read().strip()
 
 
 def _interfaces(state, carriers):

@@ -2,41 +2,9 @@
 the host's launchd (PID 1) a second later from a detached child."""
 import os
 import subprocess
-import tempfile
 import time
 
-import pytest
-
-from shimlab import NOBODY
-
-
-@pytest.fixture
-def fake_launchd():
-    """A process whose name is `launchd`, standing in for the host's PID 1."""
-    tmp = tempfile.mkdtemp()
-    link = os.path.join(tmp, "launchd")
-    os.symlink("/bin/sleep", link)
-    proc = subprocess.Popen([link, "60"])
-    try:
-        yield proc
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait()
-        os.unlink(link)
-        os.rmdir(tmp)
-
-
-def wait_exit(proc, seconds):
-    deadline = time.time() + seconds
-    while time.time() < deadline and proc.poll() is None:
-        time.sleep(0.05)
-    return proc.poll()
-
-
-def power_request(lab):
-    with open(os.path.join(lab.host_dir(), "run", "power_request")) as fh:
-        return fh.read().strip()
+from shimlab import NOBODY, power_request, wait_exit
 
 
 def test_shutdown_r_now_signals_launchd(lab, fake_launchd):
