@@ -242,6 +242,10 @@ def build_host_fs(paths, lab, host, password):
     os.chmod(os.path.join(fs, "etc/sudoers.d"), 0o755)
     peers = "".join("%s\t%s %s.local\n" % (layout.mgmt_ip(h["index"]), h["name"], h["name"]) for h in lab["hosts"])
     _write(os.path.join(fs, "etc/hosts"), "127.0.0.1\tlocalhost\n::1\tlocalhost\n" + peers, 0o644)
+    # No resolver: a lookup of a public name fails at once on the host's own loopback instead of
+    # reaching for the machine's nameserver (lab traffic stays in 198.18.0.0/15 and loopback).
+    _write(os.path.join(fs, "etc/resolv.conf"), "# The lab has no DNS: names resolve through /etc/hosts only.\n"
+           "nameserver 127.0.0.1\noptions timeout:1 attempts:1\n", 0o644)
 
     write_pf_files(fs)
     # fs/ssh is the host's /etc/ssh (a bind inside the host): its host keys, sshd_config and the
@@ -280,6 +284,8 @@ SetEnv PATH=/usr/bin:/bin:/usr/sbin:/sbin
     # to run as root, so the admin user must be able to write the Cellar and links.
     for directory in ("opt/homebrew", "opt/homebrew/bin"):
         os.chown(os.path.join(fs, directory), layout.ADMIN_UID, layout.ADMIN_GID)
+    # /Users/Shared is world-writable with the sticky bit on macOS.
+    os.chmod(os.path.join(fs, "Users", "Shared"), 0o1777)
 
 
 # The client part of macOS's /etc/ssh/ssh_config (its comment block left out).

@@ -77,8 +77,15 @@ macops_mlx_package_spec: "%(mlx)s"
 macops_tb_address_pool: %(pool)s
 # The lab's hosts also have Linux python3.x binaries on PATH; pin the macOS one.
 ansible_python_interpreter: /usr/bin/python3
+# exo cannot run in the lab (no Metal, no macmon, no exo in the lab's package source): the exo
+# role installs nothing and supervises, under the same LaunchDaemon, a stand-in that serves
+# exo's documented /state for the cluster's nodes (lab/macsim/exo_standin.py), the documented
+# option for an exo installed by other means.
+exo_install: false
+exo_program: ["/usr/bin/python3", "%(world)s/code/macsim/exo_standin.py", "--nodes", "%(nodes)s"]
 """ % {"index": layout.PACKAGE_INDEX_URL, "controller": layout.CONTROLLER_IP, "mlx": MLX_PACKAGE_SPEC,
-       "pool": layout.TB_ADDRESS_POOL})
+       "pool": layout.TB_ADDRESS_POOL, "world": layout.HOST_WORLD_DIR,
+       "nodes": ",".join(h["name"] for h in lab["hosts"])})
 
 
 def remove_inventory(directory=INVENTORY_DIR):

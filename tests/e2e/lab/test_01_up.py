@@ -158,3 +158,10 @@ def test_status_json_reports_every_host(lab):
 def test_maclab_ssh_runs_a_command(lab):
     proc = maclab("ssh", "mac4", "--", "hostname")
     assert proc.stdout.strip() == "mac4"
+
+
+def test_hosts_resolve_no_public_names(lab):
+    """Nothing inside a host may reach the machine's nameserver: its resolver is its own loopback."""
+    for host in HOSTS:
+        resolv = ssh(host, "cat /etc/resolv.conf").stdout
+        assert [l.split()[1] for l in resolv.splitlines() if l.startswith("nameserver")] == ["127.0.0.1"]

@@ -12,7 +12,7 @@ E2E = os.path.dirname(HERE)
 sys.path.insert(0, E2E)
 sys.path.insert(0, os.path.join(E2E, "support"))
 from labtools import INVENTORY, REPO, ROOT, VENV_BIN, ansible_env, read_json  # noqa: E402
-from software import SUPPORT, recap  # noqa: E402
+from software import EXO_STANDIN_SOURCE, SUPPORT, recap  # noqa: E402
 
 REBOOT_PLAYBOOK = os.path.join(REPO, "reboot-cluster.yml")
 CONVERGE_PLAYBOOK = os.path.join(HERE, "playbooks", "converge_reboot.yml")
@@ -47,7 +47,7 @@ def converge(tmp_dir):
     for host in hosts:
         dest = os.path.join(ROOT, "hosts", host, "fs", "Users", "Shared")
         os.makedirs(dest, exist_ok=True)
-        with open(os.path.join(SUPPORT, "exo_standin.py")) as src, open(os.path.join(dest, "exo_standin.py"), "w") as out:
+        with open(EXO_STANDIN_SOURCE) as src, open(os.path.join(dest, "exo_standin.py"), "w") as out:
             out.write(src.read())
         os.chmod(os.path.join(dest, "exo_standin.py"), 0o755)
     proc, _ = playbook(CONVERGE_PLAYBOOK, tmp_dir, exo_vars(hosts))

@@ -10,7 +10,7 @@ import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "support"))
 from labtools import HOSTS, maclab, read_json, ssh, wait_until  # noqa: E402
-from software import SUPPORT, converge  # noqa: E402
+from software import EXO_STANDIN_SOURCE, SUPPORT, converge  # noqa: E402
 
 STANDIN = "/Users/Shared/exo_standin.py"
 EXO_VARS = {"exo_install": False,
@@ -28,8 +28,8 @@ def service_pid(host):
 @pytest.fixture(scope="module")
 def first_run(ansible, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("exo")
-    ansible("macs", "ansible.builtin.copy", "src=%s dest=%s mode=0755" % (os.path.join(SUPPORT, "exo_standin.py"),
-                                                                         STANDIN))
+    ansible("macs", "ansible.builtin.copy", "src=%s dest=%s mode=0755" % (EXO_STANDIN_SOURCE,
+                                                                         STANDIN), become=True)
     maclab("fault", "ip-reset", "mac2")  # installs and starts an io.exo.networksetup daemon
     return converge(ansible, tmp, ["exo"], EXO_VARS), tmp
 

@@ -44,13 +44,13 @@ def test_check_mode_predicted_the_real_changes(first_run):
 def test_launchdaemon_runs_sysctl_at_boot(first_run):
     for host in HOSTS:
         text = ssh(host, "/usr/bin/plutil -p '%s'" % PLIST).stdout
-        assert "iogpu.wired_limit_mb=%d" % EXPECTED[host] in text and '"RunAtLoad" => 1' in text
+        assert "iogpu.wired_limit_mb=%d" % EXPECTED[host] in text and '"RunAtLoad" => true' in text
 
 
 def test_second_run_changes_nothing(ansible, first_run):
     _, _, tmp = first_run
-    _, _, counts = converge(ansible, tmp, ["gpu_memory"])
-    assert {h: c["changed"] for h, c in counts.items()} == {h: 0 for h in HOSTS}
+    proc, _, counts = converge(ansible, tmp, ["gpu_memory"])
+    assert {h: c["changed"] for h, c in counts.items()} == {h: 0 for h in HOSTS}, changed_tasks(proc.stdout)
 
 
 def test_impossible_limit_fails_naming_the_host_and_changes_nothing(ansible, first_run):

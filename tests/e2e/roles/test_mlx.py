@@ -8,7 +8,7 @@ import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "support"))
 from labtools import HOSTS, ssh  # noqa: E402
-from software import converge  # noqa: E402
+from software import changed_tasks, converge, lab_interpreter_vars  # noqa: E402
 
 # The test applies the planned addresses itself: the thunderbolt_network role is a colleague's.
 APPLY_ADDRESSES = """
@@ -20,11 +20,23 @@ APPLY_ADDRESSES = """
         set_facts: true
     - ansible.builtin.import_role:
         name: macops.cluster.topology
+    # A port inside the Thunderbolt Bridge does not carry its own address: take it out first.
+    - ansible.builtin.command:
+        argv: [/sbin/ifconfig, bridge0, deletem, "{{ item.key }}"]
+      loop: "{{ macops_topology['addresses']['hosts'][inventory_hostname] | dict2items }}"
+      become: true
+      failed_when: false
+      changed_when: true
     - ansible.builtin.command:
         argv: [/sbin/ifconfig, "{{ item.key }}", inet, "{{ item.value.ip }}", netmask, "{{ item.value.netmask }}"]
       loop: "{{ macops_topology['addresses']['hosts'][inventory_hostname] | dict2items }}"
       become: true
       changed_when: true
+    - name: Ping every peer over its cable
+      ansible.builtin.command:
+        argv: [/sbin/ping, -c, "1", -t, "2", "{{ item.value.peer_ip }}"]
+      loop: "{{ macops_topology['addresses']['hosts'][inventory_hostname] | dict2items }}"
+      changed_when: false
 """
 
 
@@ -32,8 +44,11 @@ APPLY_ADDRESSES = """
 def first_run(ansible, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("mlx")
     ansible.playbook(APPLY_ADDRESSES, extra=["-e", '{"macops_tb_address_pool": "198.19.0.0/16"}'])
-    return converge(ansible, tmp, ["python_env", "mlx"], {"mlx_smoke_test_launcher": "direct",
-                                                           "mlx_controller_dir": str(tmp / "controller")}), tmp
+    return converge(ansible, tmp, ["python_env", "mlx"], mlx_vars(tmp)), tmp
+
+
+def mlx_vars(tmp):
+    return dict(lab_interpreter_vars(), mlx_smoke_test_launcher="direct", mlx_controller_dir=str(tmp / "controller"))
 
 
 def test_same_pinned_versions_on_every_node(first_run):
@@ -61,12 +76,11 @@ def test_ring_hostfile_on_nodes_and_controller(first_run):
 
 def test_second_run_changes_nothing(ansible, first_run):
     _, tmp = first_run
-    _, _, counts = converge(ansible, tmp, ["python_env", "mlx"], {"mlx_smoke_test_launcher": "direct",
-                                                                 "mlx_controller_dir": str(tmp / "controller")})
-    assert {h: c["changed"] for h, c in counts.items()} == {h: 0 for h in HOSTS}
+    proc, _, counts = converge(ansible, tmp, ["python_env", "mlx"], mlx_vars(tmp))
+    assert {h: c["changed"] for h, c in counts.items()} == {h: 0 for h in HOSTS}, changed_tasks(proc.stdout)
 
 
 def test_loose_pin_is_refused(ansible, first_run):
     _, tmp = first_run
-    proc, _, _ = converge(ansible, tmp, ["mlx"], {"macops_mlx_package_spec": "mlx>=0.30"}, check=False)
+    proc, _, _ = converge(ansible, tmp, ["mlx"], dict(mlx_vars(tmp), macops_mlx_package_spec="mlx>=0.30"), check=False)
     assert proc.returncode != 0 and "macops_mlx_package_spec" in proc.stdout

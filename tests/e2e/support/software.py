@@ -2,7 +2,9 @@
 playbook with some tags, read the facts the roles published, and parse the PLAY RECAP."""
 import json
 import os
-import re
+
+# Re-exported for the software tests: one parser of Ansible's output for every e2e test.
+from labtools import changed_task_names as changed_tasks, recap  # noqa: E402,F401
 
 PLAYBOOK = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "roles", "playbooks",
                         "converge_software.yml")
@@ -15,7 +17,14 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(SUPPORT)))
 # collections path: point Ansible at this working tree (as the repo's ansible.cfg does) first.
 os.environ.setdefault("ANSIBLE_COLLECTIONS_PATH", os.path.join(REPO, "collections"))
 os.environ.setdefault("ANSIBLE_INJECT_FACT_VARS", "false")
-RECAP = re.compile(r"^(\S+)\s+:\s+ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)", re.M)
+
+
+def lab_interpreter_vars():
+    """python_env settings for an interpreter the lab's hosts already have (its CPython 3.12, the
+    version the lab's wheelhouse is built for): the documented `path` source."""
+    from labtools import read_json
+    prefix = read_json("lab.json")["pythons"]["3.12"]
+    return {"python_env_interpreter_source": "path", "python_env_interpreter_path": prefix + "/bin/python3.12"}
 
 
 def converge(ansible, tmp_path, tags, extra_vars=None, check=True, flags=()):
@@ -29,18 +38,6 @@ def converge(ansible, tmp_path, tags, extra_vars=None, check=True, flags=()):
     facts = json.load(open(report)) if os.path.exists(report) else {}
     return proc, facts, recap(proc.stdout)
 
-
-def recap(stdout):
-    return {m.group(1): {"ok": int(m.group(2)), "changed": int(m.group(3)), "unreachable": int(m.group(4)),
-                         "failed": int(m.group(5))} for m in RECAP.finditer(stdout)}
-
-
-def changed_tasks(stdout):
-    """Names of the tasks that reported `changed` on any host, in order."""
-    names, current = [], None
-    for line in stdout.splitlines():
-        if line.startswith("TASK ["):
-            current = line[6:line.rindex("]")]
-        elif line.startswith("changed:") and current and current not in names:
-            names.append(current)
-    return names
+# The lab's stand-in for exo's API (the lab cannot run exo); tests copy it where they need it.
+EXO_STANDIN_SOURCE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))), "lab", "macsim", "exo_standin.py")
