@@ -63,9 +63,8 @@ import yaml
 
 from ansible.errors import AnsibleFilterError
 
-# Cluster-wide variables live in the `common` role, whose name is not their prefix.
-CLUSTER_PREFIX = "macops_"
-CLUSTER_ROLE = "common"
+# Cluster-wide variables (macops_*) belong to the role `macops`: like every role's, their prefix
+# is the role's name, so a roles directory alone says which names are the collection's.
 
 # Python types a value of each argument-spec type may have in the inventory. YAML and extra-vars
 # give str/int/float/bool/list/dict; `raw` and unlisted types accept anything.
@@ -108,7 +107,7 @@ def _type_problem(name, value, spec):
 def role_options(roles_dir):
     """({option name: spec} over every role and entry point, [name prefixes]) of a roles directory."""
     options = {}
-    prefixes = [CLUSTER_PREFIX]
+    prefixes = []
     for path in sorted(glob.glob(os.path.join(str(roles_dir), "*", "meta", "argument_specs.yml"))):
         role = os.path.basename(os.path.dirname(os.path.dirname(path)))
         try:
@@ -118,8 +117,7 @@ def role_options(roles_dir):
             raise AnsibleFilterError("inventory_variable_problems: cannot read %s: %s" % (path, exc))
         for entry_point in (specs.get("argument_specs") or {}).values():
             options.update((entry_point or {}).get("options") or {})
-        if role != CLUSTER_ROLE:
-            prefixes.append(role + "_")
+        prefixes.append(role + "_")
     if not options:
         raise AnsibleFilterError("inventory_variable_problems: no meta/argument_specs.yml under %s" % roles_dir)
     return options, prefixes

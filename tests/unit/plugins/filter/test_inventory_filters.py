@@ -66,10 +66,10 @@ def test_good_values_pass():
 
 
 def test_role_prefixes_come_from_role_names(tmpdir):
-    write_role(tmpdir, "common", {"macops_pool": {"type": "str"}})
+    write_role(tmpdir, "macops", {"macops_pool": {"type": "str"}})
     write_role(tmpdir, "power", {"power_sleep_minutes": {"type": "int"}})
     found = variables_filter.inventory_variable_problems(
-        {"power_sleep_minutes": True, "power_sleep_minute": 0, "common_x": 1, "other_x": 1, "macops_pool": "p"},
+        {"power_sleep_minutes": True, "power_sleep_minute": 0, "other_x": 1, "macops_pool": "p"},
         str(tmpdir))
     assert found == ["power_sleep_minute is not a macops.cluster variable; did you mean power_sleep_minutes?",
                      "power_sleep_minutes must be a number without quotes (type int), got True (bool)."]
