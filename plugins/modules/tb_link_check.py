@@ -15,7 +15,7 @@ version_added: 0.1.0
 description:
   - For every link in O(links), asks C(route -n get <peer_ip>) which interface the kernel uses and
     pings the peer with C(ping -c <count> -t <timeout> <peer_ip>).
-  - A link is RV(links[].ok) when the route leaves through the link's own interface and at least
+  - A link is C(ok) when the route leaves through the link's own interface and at least
     one echo reply came back.
   - Also reads C(route -n get default) and reports a default route through a Thunderbolt port or
     bridge, which would send internet traffic over a cable to another Mac.
@@ -94,6 +94,7 @@ from ansible_collections.macops.cluster.plugins.module_utils._networksetup impor
 from ansible_collections.macops.cluster.plugins.module_utils._ping import parse_summary
 from ansible_collections.macops.cluster.plugins.module_utils._route import parse_route_get
 from ansible_collections.macops.cluster.plugins.module_utils._tb_link_problems import link_problems
+
 
 def route_get(module, route, destination):
     """The route's parsed block, or None when there is no route (route exits 1)."""

@@ -134,7 +134,7 @@ from ansible_collections.macops.cluster.plugins.module_utils._tb_network import 
     services_to_read,
 )
 
-# Where macOS keeps each tool; opt_dirs is searched before PATH (see _module_commands).
+
 def read_live_bridge(module, ifconfig):
     """`ifconfig bridge0`, or None when the interface does not exist (exit 1)."""
     rc, stdout, _stderr = module.run_command([ifconfig, DEFAULT_BRIDGE_DEVICE])

@@ -213,8 +213,9 @@ def _node_problems(name, data, node):
             problems.append(normalise_problem({
                 "code": check.get("code") or CHECK_FAILED, "severity": check.get("severity") or ERROR,
                 "port": check.get("port"),
-                "message": "Check '%s' failed on %s%s." % (check.get("name") or "unnamed check", name,
-                                                          (": %s" % check["detail"]) if check.get("detail") else ""),
+                "message": "Check '%s' failed on %s%s." % (
+                    check.get("name") or "unnamed check", name,
+                    (": %s" % check["detail"]) if check.get("detail") else ""),
                 "fix": check.get("fix") or "Run the playbook again with -v and read the output of '%s' on %s."
                 % (check.get("name") or "unnamed check", name)}, "check", host=name))
     gpu = node["gpu"]

@@ -276,10 +276,10 @@ def _nodes(model):
     for node in nodes:
         software = node.get("software")
         cells = ["<b>%s</b>" % _e(node["name"])]
-        cells += [_nc() if software is None else _or_nc(software.get(key)) for key, _ in SOFTWARE_COLUMNS]
+        cells += [_nc() if software is None else _or_nc(software.get(key)) for key, _label in SOFTWARE_COLUMNS]
         cells += [_or_nc(services_text(node)), _or_nc(checks_text(node))]
         software_rows.append(cells)
-    software_table = _table(["Node"] + [label for _, label in SOFTWARE_COLUMNS] + ["Services", "Checks"],
+    software_table = _table(["Node"] + [label for _key, label in SOFTWARE_COLUMNS] + ["Services", "Checks"],
                             software_rows)
     return '<h2 id="nodes">Nodes</h2>%s<h2 id="software">Software and services</h2>%s' % (hardware, software_table)
 
@@ -371,7 +371,7 @@ def _md_rich(text):
 
 
 def _md_table(headers, rows):
-    lines = ["| %s |" % " | ".join(headers), "|%s|" % "|".join("---" for _ in headers)]
+    lines = ["| %s |" % " | ".join(headers), "|%s|" % "|".join("---" for _header in headers)]
     lines += ["| %s |" % " | ".join(row) for row in rows]
     return lines
 
@@ -403,10 +403,10 @@ def render_markdown(model):
         rows.append([md(node["name"]), _status_text(node["status"]), _md_or_nc(reachable_text(node)),
                      _md_or_nc(model_line(node)), _md_or_nc(memory_text(node)), _md_or_nc(macos_text(node)),
                      _md_or_nc(rdma_text(node)), _md_or_nc(gpu_text(node))]
-                    + [_md_or_nc(software.get(key)) for key, _ in SOFTWARE_COLUMNS]
+                    + [_md_or_nc(software.get(key)) for key, _label in SOFTWARE_COLUMNS]
                     + [_md_or_nc(services_text(node)), _md_or_nc(checks_text(node))])
     lines += _md_table(["Node", "Status", "Reachable", "Model", "Memory", "macOS", "RDMA", "GPU wired limit"]
-                       + [label for _, label in SOFTWARE_COLUMNS] + ["Services", "Checks"], rows)
+                       + [label for _key, label in SOFTWARE_COLUMNS] + ["Services", "Checks"], rows)
 
     topology = model["topology"]
     lines += ["", "## Cables (%s)" % md((topology["class"] or NOT_CHECKED).replace("_", " ")), "",

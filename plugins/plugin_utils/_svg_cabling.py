@@ -197,8 +197,8 @@ def _label(point, lines, extra_class=""):
     plate = '<rect class="cab-plate" x="%s" y="%s" width="%s" height="%s" rx="4"/>' % (
         _num(point[0] - half_width), _num(point[1] - half_height), _num(2 * half_width), _num(2 * half_height))
     first_baseline = point[1] - LABEL_HEIGHT * (len(lines) - 1) / 2.0 + 4
-    spans = "".join('<tspan x="%s" y="%s">%s</tspan>' % (_num(point[0]), _num(first_baseline + LABEL_HEIGHT * i),
-                                                       escape(line)) for i, line in enumerate(lines))
+    spans = "".join('<tspan x="%s" y="%s">%s</tspan>' % (
+        _num(point[0]), _num(first_baseline + LABEL_HEIGHT * i), escape(line)) for i, line in enumerate(lines))
     return '%s<text class="%s" text-anchor="middle">%s</text>' % (plate, classes, spans)
 
 
