@@ -46,7 +46,7 @@ unit: setup
 	  --cov-report=term-missing:skip-covered --cov-fail-under=90 $(PYTEST_ARGS)
 
 e2e: setup
-	$(BIN)/pytest tests/e2e -q -p no:cacheprovider -x $(PYTEST_ARGS)
+	$(BIN)/pytest tests/e2e -q -p no:cacheprovider -rfE $(PYTEST_ARGS)
 
 build: setup
 	$(BIN)/ansible-galaxy collection build --force --output-path artifacts/
