@@ -40,7 +40,7 @@ else
   note "install python3.12 (or pyenv) and run 'rm -rf .venv && make setup' for the current line."
 fi
 
-want=$(cat "$CONTROLLER_REQ" "${REQS[@]}" scripts/setup.sh | sha256sum | cut -d' ' -f1)
+want=$(cat "$CONTROLLER_REQ" "${REQS[@]}" scripts/setup.sh lab/macsim/wheelhouse.py | sha256sum | cut -d' ' -f1)
 if [ ${#missing_apt[@]} -eq 0 ] && [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$want" ]; then
   exit 0
 fi
@@ -62,5 +62,10 @@ fi
 note "pip: installing pinned toolchain ($CONTROLLER_REQ ${REQS[*]})"
 .venv/bin/python -m pip install -q --disable-pip-version-check -U pip
 .venv/bin/python -m pip install -q --disable-pip-version-check -r "$CONTROLLER_REQ" "${REQS[@]/#/-r}"
+# The lab's package source: the simulated Macs have no internet, so their pip installs MLX
+# from a wheelhouse the controller fills from PyPI (lab/macsim/wheelhouse.py), as an air-gapped
+# real cluster would from an internal mirror.
+note "lab wheelhouse: pip download of the hosts' packages into .cache/wheelhouse"
+.venv/bin/python lab/maclab wheels >/tmp/macops-wheels.log 2>&1 || { cat /tmp/macops-wheels.log >&2; exit 1; }
 echo "$want" > "$STAMP"
 note "ready: $(.venv/bin/ansible --version | head -1)"
