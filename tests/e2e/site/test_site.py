@@ -78,3 +78,19 @@ def test_become_password_never_appears_even_with_vvv(site, converged):
     proc = site("-vvv", "--tags", "sudoers,power,gpu_memory", check=False)
     assert proc.returncode == 0, proc.stdout[-3000:]
     assert password and password not in proc.stdout and password not in proc.stderr
+
+
+def test_mlx_launch_runs_a_4_rank_all_sum_over_the_generated_ring_hostfile(site, converged):
+    """Issue 4, point 4: the ring hostfile the planner generated is accepted by mlx.launch (run
+    from the first node by the mlx role's smoke test) and an all_sum over the Thunderbolt links
+    returns the right sum on every rank."""
+    assert "Run the smoke test from the first node of the ring with mlx.launch" in converged["first"].stdout
+    with open(os.path.join(site.workdir, "artifacts", "report", "report.json")) as handle:
+        report = json.load(handle)
+    nodes = report["nodes"]
+    for name, node in (nodes.items() if isinstance(nodes, dict) else ((n["name"], n) for n in nodes)):
+        smoke = [c for c in node["checks"] if c["name"] == "MLX all_sum over Thunderbolt"]
+        assert len(smoke) == 1 and smoke[0]["ok"] is True, name
+        assert "over 4 ranks = 10.0 (expected 10.0)" in smoke[0]["detail"], name
+    hostfile = json.loads(ssh("mac1", "cat '/Library/Application Support/macops/hostfile-ring.json'").stdout)
+    assert hostfile["backend"] == "ring" and [h["ssh"] for h in hostfile["hosts"]] == HOSTS
