@@ -10,7 +10,7 @@ export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 LAB_NODES ?= 4
 PYTEST_ARGS ?=
 
-.PHONY: setup lab lab-up lab-down test lint sanity unit e2e build clean help
+.PHONY: setup lab lab-up lab-down test lint sanity unit e2e e2e-wip build clean help
 
 help:
 	@sed -n 's/^#   //p' Makefile
@@ -46,7 +46,10 @@ unit: setup
 	  --cov-report=term-missing:skip-covered --cov-fail-under=90 $(PYTEST_ARGS)
 
 e2e: setup
-	$(BIN)/pytest tests/e2e -q -p no:cacheprovider -rfE $(PYTEST_ARGS)
+	$(BIN)/pytest tests/e2e -q -p no:cacheprovider -rfE -m "not wip" $(PYTEST_ARGS)
+
+e2e-wip: setup
+	$(BIN)/pytest tests/e2e -q -p no:cacheprovider -rfE -m wip $(PYTEST_ARGS)
 
 build: setup
 	$(BIN)/ansible-galaxy collection build --force --output-path artifacts/

@@ -17,3 +17,10 @@ import ansible_collections  # noqa: E402
 _ours = os.path.join(COLLECTIONS, "ansible_collections")
 if _ours not in list(ansible_collections.__path__):
     ansible_collections.__path__.append(_ours)
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        "wip: an end-to-end test written against the lab that does not pass yet; `make e2e` leaves it "
+        "out and `make e2e-wip` runs it (each says why in its reason, and the issue note lists them)")

@@ -69,6 +69,15 @@ def pytest_collection_modifyitems(items):
     items.sort(key=lambda item: os.path.basename(str(item.fspath)) == "test_99_down.py")
 
 
+@pytest.fixture(scope="module")
+def fresh_lab(lab):
+    """A fresh `maclab up` for a test module that needs nodes nothing has converged yet (earlier
+    suites share the session's lab and leave their changes on it)."""
+    maclab("down")
+    maclab("up")
+    return lab
+
+
 @pytest.fixture(scope="session")
 def site(lab, tmp_path_factory):
     """Run the repository's site.yml against the lab: site(*extra_args, check=True) -> process."""

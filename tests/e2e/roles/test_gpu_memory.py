@@ -18,6 +18,12 @@ def live_limit(host):
     return int(ssh(host, "/usr/sbin/sysctl -n iogpu.wired_limit_mb").stdout)
 
 
+
+@pytest.fixture(scope="module", autouse=True)
+def _fresh(fresh_lab):
+    """These tests start from nodes nothing has converged yet (limit 0, empty shim logs)."""
+    return fresh_lab
+
 @pytest.fixture(scope="module")
 def first_run(ansible, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("gpu")

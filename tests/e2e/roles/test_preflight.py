@@ -12,6 +12,12 @@ def shim_calls():
     return sum(len(log_lines(host, "shim.log")) for host in HOSTS)
 
 
+
+@pytest.fixture(scope="module", autouse=True)
+def _fresh(fresh_lab):
+    """These tests start from nodes nothing has converged yet (limit 0, empty shim logs)."""
+    return fresh_lab
+
 @pytest.fixture()
 def dump(lab, tmp_path):
     path = str(tmp_path / "macops_preflight")
