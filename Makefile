@@ -1,6 +1,6 @@
 # macops.cluster: one entry point for people and CI.
 #   make lab    the main job: lab cluster up, site.yml against it, the report
-#   make test   every test: lint, sanity, unit, e2e
+#   make test   every test: lint, sanity, unit, e2e, molecule
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 VENV := .venv
@@ -10,7 +10,7 @@ export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 LAB_NODES ?= 4
 PYTEST_ARGS ?=
 
-.PHONY: setup lab lab-up lab-down test lint sanity unit e2e e2e-wip build clean help
+.PHONY: setup lab lab-up lab-down test lint sanity unit e2e e2e-wip molecule build clean help
 
 help:
 	@sed -n 's/^#   //p' Makefile
@@ -33,6 +33,7 @@ test: setup
 	@$(MAKE) --no-print-directory sanity
 	@$(MAKE) --no-print-directory unit
 	@$(MAKE) --no-print-directory e2e
+	@$(MAKE) --no-print-directory molecule
 
 lint: setup
 	bash scripts/lint.sh
@@ -46,10 +47,15 @@ unit: setup
 	  --cov-report=term-missing:skip-covered --cov-fail-under=90 $(PYTEST_ARGS)
 
 e2e: setup
-	$(BIN)/pytest tests/e2e -q -p no:cacheprovider -rfE -m "not wip" $(PYTEST_ARGS)
+	$(BIN)/pytest tests/e2e -q -p no:cacheprovider -rfE -m "not wip" --durations=15 $(PYTEST_ARGS)
 
 e2e-wip: setup
 	$(BIN)/pytest tests/e2e -q -p no:cacheprovider -rfE -m wip $(PYTEST_ARGS)
+
+# The molecule scenario `default` (molecule/default): create = lab up, converge = site.yml,
+# idempotence, verify = testinfra over paramiko, destroy = lab down. Uses the lab like e2e does.
+molecule: setup
+	$(BIN)/molecule test --scenario-name default
 
 build: setup
 	$(BIN)/ansible-galaxy collection build --force --output-path artifacts/

@@ -36,26 +36,12 @@ _value:
 """
 
 
-def _node_ids(nodes):
-    if isinstance(nodes, dict):
-        return set(nodes)
-    ids = set()
-    for node in nodes if isinstance(nodes, list) else []:
-        if isinstance(node, dict):
-            node = node.get("nodeId", node.get("id"))
-        if isinstance(node, str):
-            ids.add(node)
-    return ids
+from ansible_collections.macops.cluster.plugins.module_utils._exo_health import node_count
 
 
 def exo_node_count(state):
-    if not isinstance(state, dict):
-        return 0
-    topology = state.get("topology")
-    if isinstance(topology, dict) and topology.get("nodes"):
-        return len(_node_ids(topology["nodes"]))
-    identities = state.get("nodeIdentities")
-    return len(identities) if isinstance(identities, dict) else 0
+    """The same count the macops.cluster.exo_health module uses."""
+    return node_count(state)
 
 
 class FilterModule(object):

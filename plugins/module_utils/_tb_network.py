@@ -14,6 +14,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import copy
+import json
 
 # TN3205 and exo: macOS's default Thunderbolt Bridge is the virtual interface bridge0, listed as
 # hardware port "Thunderbolt Bridge"; its definition lives under this key of this file.
@@ -208,3 +209,20 @@ def plan(hardware_ports, services, infos, mtus, bridge_live, wanted):
         "before": planner.before,
         "after": planner.view(),
     }
+
+
+def state_text(content):
+    """The state file's text: the same bytes as Ansible's ``to_nice_json`` plus a newline, so a
+    file written by ``ansible.builtin.copy`` with that filter is recognised as unchanged."""
+    return json.dumps(content, indent=4, sort_keys=True, separators=(",", ": ")) + "\n"
+
+
+def state_view(text):
+    """What the diff shows of a state file: its JSON, its raw text when it is not JSON, or None
+    when there is no file."""
+    if text is None:
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text

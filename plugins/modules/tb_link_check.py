@@ -87,6 +87,8 @@ problems:
             "message": "en3: no reply from mac2 (198.19.0.2) ...", "fix": "..."}]
 """
 
+import threading
+
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.macops.cluster.plugins.module_utils import _module_commands as commands
@@ -104,10 +106,18 @@ def route_get(module, route, destination):
     return commands.parse(module, parse_route_get, stdout)
 
 
-def check_link(module, route, ping, link):
-    found = route_get(module, route, link["peer_ip"])
-    rc, stdout, _stderr = module.run_command([ping, "-c", str(module.params["count"]), "-t", str(module.params["timeout"]), link["peer_ip"]])
-    summary = parse_summary(stdout) or {"transmitted": 0, "received": 0}
+def probe_link(module, route, ping, link):
+    """The raw outputs of `route get` and `ping` for one link. Runs in a thread, so it only runs
+    commands: parsing (which may fail the module) happens in the main thread."""
+    route_result = module.run_command([route, "-n", "get", link["peer_ip"]])
+    ping_result = module.run_command([ping, "-c", str(module.params["count"]), "-t", str(module.params["timeout"]),
+                                      link["peer_ip"]])
+    return route_result, ping_result
+
+
+def judge_link(module, link, route_result, ping_result):
+    found = commands.parse(module, parse_route_get, route_result[1]) if route_result[0] == 0 else None
+    summary = parse_summary(ping_result[1]) or {"transmitted": 0, "received": 0}
     route_interface = found["interface"] if found else None
     return {
         "interface": link["interface"],
@@ -116,8 +126,24 @@ def check_link(module, route, ping, link):
         "route_interface": route_interface,
         "transmitted": summary["transmitted"],
         "received": summary["received"],
-        "ok": rc == 0 and summary["received"] > 0 and route_interface == link["interface"],
+        "ok": ping_result[0] == 0 and summary["received"] > 0 and route_interface == link["interface"],
     }
+
+
+def check_links(module, route, ping, links):
+    """Every link at once: each ping waits about a second per packet, so one after another the
+    check would take a second or more per cable."""
+    probes = [None] * len(links)
+
+    def probe(index):
+        probes[index] = probe_link(module, route, ping, links[index])
+
+    threads = [threading.Thread(target=probe, args=(index,)) for index in range(len(links))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return [judge_link(module, link, *probes[index]) for index, link in enumerate(links)]
 
 
 def main():
@@ -138,7 +164,7 @@ def main():
     thunderbolt = sorted(port["device"] for port in ports if port["name"].startswith("Thunderbolt"))
     default = route_get(module, route, "default")
     default_route = {"interface": default["interface"], "gateway": default["gateway"]} if default else None
-    links = [check_link(module, route, ping, link) for link in module.params["links"]]
+    links = check_links(module, route, ping, module.params["links"])
     module.exit_json(changed=False, links=links, default_route=default_route,
                      problems=link_problems(links, default_route, thunderbolt + ["bridge0"]))
 

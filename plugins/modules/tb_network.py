@@ -25,6 +25,11 @@ description:
   - O(order=true) moves every Thunderbolt service after all other services, so the management
     service stays first.
   - All settings are persistent (SystemConfiguration preferences), so they survive reboots.
+  - With O(state_file), keeps a record of what was applied (the address plan) in a JSON file. It is
+    read first (RV(state_found) tells whether the plan was applied before) and replaced when
+    O(state_file.content) differs, after the network changes succeeded.
+  - With O(address_reset_daemons), reports which of these LaunchDaemons, known to put Thunderbolt
+    services back on DHCP, are installed (RV(address_reset_daemons)); it does not touch them.
 author: macops.cluster team (@macops)
 extends_documentation_fragment:
   - macops.cluster.attributes
@@ -34,7 +39,8 @@ attributes:
     details: Reads for real and returns the commands it would run.
   diff_mode:
     support: full
-    details: Before and after of the Thunderbolt services, the service order and the bridge.
+    details: Before and after of the Thunderbolt services, the service order, the bridge and the
+      content of O(state_file).
 options:
   services:
     description: The ports to address, usually from the C(addresses.hosts) part of the topology plan.
@@ -68,6 +74,37 @@ options:
     description: Put the Thunderbolt services after every other service.
     type: bool
     default: true
+  state_file:
+    description:
+      - A JSON file that records what was applied, read before and written after the changes
+        (atomically, only when its content differs; check mode writes nothing).
+      - The text is O(state_file.content) as Ansible's C(to_nice_json) filter prints it, plus a newline.
+    type: dict
+    suboptions:
+      path:
+        description: The file. Its directory must exist.
+        type: path
+        required: true
+      content:
+        description: What to store, for example the C(addresses) part of the topology plan.
+        type: dict
+        required: true
+      owner:
+        description: Owner of the file; null leaves it as created (the user the module runs as).
+        type: str
+      group:
+        description: Group of the file; null leaves it as created.
+        type: str
+      mode:
+        description: Permissions of the file, as an octal string such as V('0644'); null leaves them as created.
+        type: raw
+  address_reset_daemons:
+    description:
+      - LaunchDaemon plists of tools known to reset Thunderbolt addresses (exo's
+        C(/Library/LaunchDaemons/io.exo.networksetup.plist)); the ones that exist are returned.
+    type: list
+    elements: path
+    default: []
 notes:
   - Needs root (C(become)). The C(-getinfo) and C(-getMTU) output formats are unconfirmed on macOS 26
     (see the parser); an unexpected format fails the task rather than guessing.
@@ -83,6 +120,21 @@ EXAMPLES = r"""
                   | dict2items(key_name='device') | map(attribute='value') | list }}"
     mtu: 1500
   become: true
+
+- name: Apply the plan, keep it for the next run and look for exo's address-resetting daemon
+  macops.cluster.tb_network:
+    services: "{{ macops_topology['addresses']['hosts'][inventory_hostname]
+                  | dict2items(key_name='device') | map(attribute='value') | list }}"
+    state_file:
+      path: /Library/Application Support/macops/thunderbolt-plan.json
+      content: "{{ macops_topology['addresses'] }}"
+      owner: root
+      group: wheel
+      mode: "0644"
+    address_reset_daemons:
+      - /Library/LaunchDaemons/io.exo.networksetup.plist
+  become: true
+  register: applied
 
 - name: Address the Thunderbolt Bridge of a two-Mac TCP setup instead of its ports
   macops.cluster.tb_network:
@@ -115,7 +167,26 @@ bridge_removed:
   description: Some part of the Thunderbolt Bridge was present and was (or would be) removed.
   returned: always
   type: bool
+state_found:
+  description: O(state_file.path) existed before this run, that is, the plan was applied before.
+    Always false without O(state_file).
+  returned: always
+  type: bool
+state_changed:
+  description: O(state_file) was (or, in check mode, would be) written or had its owner, group or mode changed.
+  returned: always
+  type: bool
+address_reset_daemons:
+  description: The paths of O(address_reset_daemons) that exist.
+  returned: always
+  type: list
+  elements: str
+  sample: ["/Library/LaunchDaemons/io.exo.networksetup.plist"]
 """
+
+import errno
+import os
+import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
 
@@ -132,6 +203,8 @@ from ansible_collections.macops.cluster.plugins.module_utils._tb_network import 
     PlanError,
     plan,
     services_to_read,
+    state_text,
+    state_view,
 )
 
 
@@ -173,6 +246,43 @@ def apply(module, steps):
         done.append(argv)
 
 
+def read_text(module, path):
+    """The file's text, or None when it does not exist."""
+    try:
+        with open(path) as handle:
+            return handle.read()
+    except (IOError, OSError) as exc:
+        if exc.errno == errno.ENOENT:
+            return None
+        module.fail_json(msg="cannot read the state file %s: %s" % (path, exc))
+
+
+def write_text(module, path, text):
+    """Replace the file atomically (a temporary file in the same directory, then a rename)."""
+    try:
+        handle, temporary = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", dir=os.path.dirname(path) or ".")
+        with os.fdopen(handle, "w") as stream:
+            stream.write(text)
+    except (IOError, OSError) as exc:
+        module.fail_json(msg="cannot write the state file %s: %s. The network changes were applied; create the "
+                             "directory (the preflight role prepares macops_state_dir) and run again." % (path, exc))
+    module.atomic_move(temporary, path)
+
+
+def record_state(module, spec, previous):
+    """Write spec["content"] to spec["path"] when it differs from `previous`; returns whether
+    anything changed (check mode: would change)."""
+    path = spec["path"]
+    changed = previous != state_text(spec["content"])
+    if changed and not module.check_mode:
+        write_text(module, path, state_text(spec["content"]))
+    if previous is None and module.check_mode:
+        return changed  # nothing to compare owner and mode with yet
+    changed = module.set_owner_if_different(path, spec["owner"], changed)
+    changed = module.set_group_if_different(path, spec["group"], changed)
+    return module.set_mode_if_different(path, spec["mode"], changed)
+
+
 def main():
     module = AnsibleModule(
         argument_spec=dict(
@@ -184,24 +294,42 @@ def main():
             mtu=dict(type="int"),
             bridge=dict(type="str", choices=["absent", "keep"], default="absent"),
             order=dict(type="bool", default=True),
+            state_file=dict(type="dict", options=dict(
+                path=dict(type="path", required=True),
+                content=dict(type="dict", required=True),
+                owner=dict(type="str"),
+                group=dict(type="str"),
+                mode=dict(type="raw"),
+            )),
+            address_reset_daemons=dict(type="list", elements="path", default=[]),
         ),
         supports_check_mode=True,
     )
     wanted = dict((key, module.params[key]) for key in ("services", "mtu", "bridge", "order"))
     if wanted["mtu"] is not None and not 1280 <= wanted["mtu"] <= 9000:
         module.fail_json(msg="mtu must be between 1280 and 9000 (networksetup -listValidMTURange), got %d" % wanted["mtu"])
+    state_file = module.params["state_file"]
+    previous = read_text(module, state_file["path"]) if state_file else None
     try:
         result = plan(*read_state(module, wanted), wanted=wanted)
     except PlanError as exc:
         module.fail_json(msg=str(exc))
     if result["steps"] and not module.check_mode:
         apply(module, result["steps"])
+    # Only once the network changes succeeded: the file says what was applied.
+    state_changed = record_state(module, state_file, previous) if state_file else False
+    if state_file:
+        result["before"]["state_file"] = state_view(previous)
+        result["after"]["state_file"] = state_file["content"]
     module.exit_json(
-        changed=bool(result["steps"]),
+        changed=bool(result["steps"]) or state_changed,
         commands=result["steps"],
         services=result["services"],
         readdressed=result["readdressed"],
         bridge_removed=result["bridge_removed"],
+        state_found=previous is not None,
+        state_changed=state_changed,
+        address_reset_daemons=[path for path in module.params["address_reset_daemons"] if os.path.exists(path)],
         diff={"before": result["before"], "after": result["after"]},
     )
 

@@ -399,6 +399,10 @@ def build_report_model(report_nodes=None, topology=None, problems=None, title=No
         all_problems.append(_problem(
             NO_NODES, ERROR, "The report has no nodes: no facts reached it.",
             "Check that the inventory group `macs` lists the Macs and that the play ran on them."))
+    # A failed check that a role also reported as a problem (same code, same host) is that problem:
+    # keep the role's message and fix, not the generic "check failed".
+    explained = set((p["code"], p["host"]) for p in all_problems if p["source"] != "check")
+    all_problems = [p for p in all_problems if p["source"] != "check" or (p["code"], p["host"]) not in explained]
     all_problems = sorted(_dedupe(all_problems), key=problem_sort_key)
 
     for node in nodes:

@@ -39,8 +39,10 @@ def test_negative_minutes_fail_before_pmset_runs(lab):
     calls = dict((host, len(log_lines(host, "shim.log"))) for host in HOSTS)
     proc = run_playbook(CONVERGE, *(WITHOUT_FIREWALL + ("--tags", "power", "-e", '{"power_sleep_minutes": -5}')))
     assert proc.returncode != 0
-    assert "power_sleep_minutes, power_disk_sleep_minutes and power_display_sleep_minutes are minutes (0 = never), " \
-           "got -5, 0 and 10" in " ".join(proc.stdout.split())
+    # Only the wrong variable is named.
+    message = " ".join(proc.stdout.split())
+    assert "power: minutes must be 0 (never) or more; got power_sleep_minutes=-5." in message
+    assert "power_display_sleep_minutes=" not in message
     for host in HOSTS:
         new = log_lines(host, "shim.log")[calls[host]:]
         assert not [e for e in new if e["argv"][0].endswith("pmset")], new

@@ -34,7 +34,8 @@ def test_mesh_converges_and_every_pair_connects(lab):
         known = open(home(host, ".ssh", "known_hosts")).read()
         assert known.count("ssh-ed25519") >= 4
         assert "mac3,198.18.0.13" in known
-        assert "macops.cluster.ssh_mesh : Authorize every node's key" in changed_tasks(first.stdout)[host]
+        assert "macops.cluster.ssh_mesh : Authorize every node's key and remove the keys that rotation replaced" \
+            in changed_tasks(first.stdout)[host]
     # mlx.launch's own way in: plain ssh, no prompt, by inventory name, from every node.
     for source in HOSTS:
         for target in HOSTS:

@@ -1,7 +1,13 @@
 """macops.cluster.tb_network and tb_link_check against mocked macOS commands."""
+import json
+import os
+import stat
+
+from ansible.plugins.filter.core import to_nice_json
 from fixture_files import read_fixture
 from module_harness import FakeMac, run_module
 
+from ansible_collections.macops.cluster.plugins.module_utils._tb_network import state_text, state_view
 from ansible_collections.macops.cluster.plugins.modules import tb_link_check, tb_network
 
 NS = "/usr/sbin/networksetup"
@@ -78,6 +84,87 @@ def test_unknown_device_fails_with_the_port_list(monkeypatch, capsys):
                                 {"services": [{"device": "en42", "address": "198.19.0.1"}]}, fresh_studio())
     assert result["failed"] is True
     assert "en42 is not a hardware port" in result["msg"]
+
+
+# The state file: what the role stores (the plan's addresses), read before and written after.
+PLAN = {"pool": "198.19.0.0/16",
+        "links": {"mac1:en3-mac2:en3": {"subnet": "198.19.0.0/30", "a_ip": "198.19.0.1", "b_ip": "198.19.0.2"}},
+        "hosts": {"mac1": {"en3": {"ip": "198.19.0.1", "prefix": 30, "netmask": "255.255.255.252",
+                                   "peer_ip": "198.19.0.2", "peer_host": "mac2", "link_id": "mac1:en3-mac2:en3"}}}}
+
+
+def network_untouched():
+    """A Mac where the module only reads (no services, bridge kept, order left alone)."""
+    return FakeMac([
+        (PORTS, ok("networksetup/listallhardwareports_studio.txt")),
+        (ORDER, ok("networksetup/listnetworkserviceorder_fresh_studio.txt")),
+    ])
+
+
+def record(path, content=PLAN, **extra):
+    return dict({"services": [], "bridge": "keep", "order": False,
+                 "state_file": {"path": str(path), "content": content, "mode": "0644"}}, **extra)
+
+
+def test_state_text_is_what_to_nice_json_wrote():
+    # Files written by the former copy task (to_nice_json + newline) must read as unchanged.
+    assert state_text(PLAN) == to_nice_json(PLAN) + "\n"
+    assert state_view(state_text(PLAN)) == PLAN
+    assert state_view("not json") == "not json" and state_view(None) is None
+
+
+def test_state_file_written_then_found_and_left_alone(monkeypatch, capsys, tmp_path):
+    path = tmp_path / "thunderbolt-plan.json"
+    first, _calls = run_module(monkeypatch, capsys, tb_network.main, record(path), network_untouched())
+    assert first["changed"] is True and first["state_changed"] is True
+    assert first["state_found"] is False
+    assert first["commands"] == []
+    assert path.read_text() == to_nice_json(PLAN) + "\n"
+    assert stat.S_IMODE(os.stat(str(path)).st_mode) == 0o644
+
+    again, _calls = run_module(monkeypatch, capsys, tb_network.main, record(path), network_untouched())
+    assert again["changed"] is False and again["state_changed"] is False
+    assert again["state_found"] is True
+
+
+def test_state_file_check_mode_predicts_without_writing(monkeypatch, capsys, tmp_path):
+    path = tmp_path / "thunderbolt-plan.json"
+    path.write_text(json.dumps({"pool": "198.19.0.0/16", "links": {}, "hosts": {}}))
+    result, _calls = run_module(monkeypatch, capsys, tb_network.main,
+                                dict(record(path), _ansible_check_mode=True, _ansible_diff=True), network_untouched())
+    assert result["changed"] is True and result["state_found"] is True
+    assert result["diff"]["before"]["state_file"]["links"] == {}
+    assert result["diff"]["after"]["state_file"] == PLAN
+    assert json.loads(path.read_text())["links"] == {}
+
+
+def test_state_file_check_mode_on_a_fresh_node(monkeypatch, capsys, tmp_path):
+    # A fresh node in --check: not even the state directory exists yet.
+    path = tmp_path / "missing-dir" / "thunderbolt-plan.json"
+    result, _calls = run_module(monkeypatch, capsys, tb_network.main,
+                                dict(record(path), _ansible_check_mode=True), network_untouched())
+    assert result["changed"] is True and result["state_found"] is False
+    assert not path.parent.exists()
+
+
+def test_state_file_not_written_when_a_network_change_fails(monkeypatch, capsys, tmp_path):
+    path = tmp_path / "thunderbolt-plan.json"
+    mac = fresh_studio([(CHANGES[0], (0, "", "")), (CHANGES[1], (4, "** Error: The parameters were not valid.\n", ""))])
+    result, _calls = run_module(monkeypatch, capsys, tb_network.main,
+                                {"services": [EN3], "state_file": {"path": str(path), "content": PLAN}}, mac)
+    assert result["failed"] is True
+    assert not path.exists()
+
+
+def test_address_reset_daemons_that_exist_are_reported(monkeypatch, capsys, tmp_path):
+    daemon = tmp_path / "io.exo.networksetup.plist"
+    daemon.write_text("<plist/>")
+    missing = str(tmp_path / "org.example.other.plist")
+    result, _calls = run_module(monkeypatch, capsys, tb_network.main,
+                                {"services": [], "bridge": "keep", "order": False,
+                                 "address_reset_daemons": [str(daemon), missing]}, network_untouched())
+    assert result["address_reset_daemons"] == [str(daemon)]
+    assert result["changed"] is False and result["state_found"] is False
 
 
 ROUTE = "/sbin/route"

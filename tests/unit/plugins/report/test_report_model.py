@@ -164,3 +164,15 @@ def test_checked_model_rejects_anything_else():
     for bad in (None, topology, {"schema_version": 99, "topology": {}, "nodes": []}):
         with pytest.raises(ReportError, match="cluster_report_model"):
             checked_model(bad)
+
+
+def test_failed_check_a_role_reported_as_a_problem_is_reported_once():
+    nodes, topology = healthy_inputs()
+    nodes["mac2"]["checks"] = [{"name": "macos_build", "ok": False, "detail": "build 25C57", "code": "macos_build_mismatch"},
+                               {"name": "disk", "ok": False, "detail": "full"}]
+    extra = [problem("macos_build_mismatch", "error", host="mac2")]
+    model = build_report_model(nodes, topology, extra)
+    codes = [(p["code"], p["host"], p["source"]) for p in model["problems"]]
+    assert ("macos_build_mismatch", "mac2", "report") in codes
+    assert ("macos_build_mismatch", "mac2", "check") not in codes
+    assert ("check_failed", "mac2", "check") in codes  # a check nobody explained keeps its own entry

@@ -67,8 +67,8 @@ def play(project, *options):
 
 def final_message(output):
     for task in output["plays"][0]["tasks"]:
-        if task["task"]["name"].endswith("Show where the report is"):
-            return task["hosts"]["localhost"]["msg"]
+        if task["task"]["name"].endswith("Show where the report is and what is wrong"):
+            return task["hosts"]["localhost"]["msg"][0]
     raise AssertionError("no final message")
 
 
@@ -86,6 +86,11 @@ def test_role_check_mode_real_mode_and_idempotence(project):
     assert output["stats"]["localhost"]["changed"] > 0
     # relative report_dir resolves against the directory ansible-playbook runs in
     assert final_message(output).startswith("Cluster report: %s/index.html verdict=failed" % report_dir)
+    lines = [t for t in output["plays"][0]["tasks"] if t["task"]["name"].endswith("what is wrong")][0]
+    problem_lines = lines["hosts"]["localhost"]["msg"][1:]
+    assert len(problem_lines) == 3 and any(line.startswith("WARNING mac1: exo /state on mac1 sees 3 of 4 nodes.")
+                                           and line.endswith("Fix: Toggle Local Network for exo on mac1.")
+                                           for line in problem_lines), problem_lines
     written = sorted(str(p.relative_to(report_dir)) for p in report_dir.rglob("*") if p.is_file())
     expected = list(REPORT_FILES)
     if "graphviz version" in subprocess.run(["sh", "-c", "dot -V 2>&1 || true"], capture_output=True,
@@ -115,9 +120,26 @@ def test_role_gates_on_the_verdict_after_writing(project):
     assert result.returncode != 0
     failures = [t for t in output["plays"][0]["tasks"] if t["hosts"]["localhost"].get("failed")]
     assert [t["task"]["name"] for t in failures] == [
-        "macops.cluster.report : Fail when the verdict is one of report_fail_on"]
+        "macops.cluster.report : Write the JSON, HTML and Markdown report and the hostfiles on the controller"]
     assert "rdma_disabled" in failures[0]["hosts"]["localhost"]["msg"]
+    # written first, then failed: CI gets the report that explains the failure
     assert (project / "out" / "report" / "index.html").exists()
+    assert failures[0]["hosts"]["localhost"]["changed_files"]
+
+
+def test_check_diff_shows_what_a_real_run_would_change(project):
+    assert play(project)[0].returncode == 0
+    inputs = json.loads((project / "inputs.json").read_text())
+    inputs["fixture_problems"][0]["fix"] = "Restart exo on mac1."
+    (project / "inputs.json").write_text(json.dumps(inputs))
+    before = (project / "out" / "report" / "report.json").read_text()
+    result, output = play(project, "--check", "--diff")
+    assert result.returncode == 0, result.stdout[-3000:]
+    write = output["plays"][0]["tasks"][1]["hosts"]["localhost"]
+    assert write["changed"] and write["changed_files"] == ["index.html", "report.json", "report.md"]
+    diff = [d for d in write["diff"] if d.get("after_header", "").endswith("report.json")][0]
+    assert "Restart exo on mac1." in diff["after"] and "Restart exo on mac1." not in diff["before"]
+    assert (project / "out" / "report" / "report.json").read_text() == before  # check mode wrote nothing
 
 
 def test_role_drops_hostfiles_the_cabling_no_longer_allows(project):

@@ -1,0 +1,141 @@
+# -*- coding: utf-8 -*-
+# Copyright: macops.cluster contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Action plugin for macops.cluster.cluster_report: builds the report model and writes every
+report file on the controller in one task (documentation: plugins/modules/cluster_report.py)."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import os
+import shutil
+import subprocess
+
+from ansible.errors import AnsibleActionFail
+from ansible.module_utils.common.text.converters import to_text
+from ansible.plugins.action import ActionBase
+
+from ansible_collections.macops.cluster.plugins.plugin_utils._cabling_render import cabling_dot
+from ansible_collections.macops.cluster.plugins.plugin_utils._report_files import report_files
+from ansible_collections.macops.cluster.plugins.plugin_utils._report_model import build_report_model
+from ansible_collections.macops.cluster.plugins.plugin_utils._topology_common import TopologyError
+
+ARGUMENT_SPEC = dict(
+    nodes=dict(type="dict", required=True),
+    topology=dict(type="dict", default={}),
+    problems=dict(type="list", elements="dict", default=[]),
+    title=dict(type="str", default="Mac cluster health"),
+    run=dict(type="dict", default={}),
+    dest=dict(type="path", required=True),
+    graphviz=dict(type="bool", default=True),
+    graphviz_timeout=dict(type="int", default=60),
+    fail_on=dict(type="list", elements="str", default=[]),
+)
+# Text files small enough that --diff shows them whole; HTML and SVG changes are listed by name.
+DIFFABLE = (".json", ".md")
+
+
+def _read(path):
+    try:
+        with open(path, "rb") as handle:
+            return to_text(handle.read(), errors="surrogate_or_strict")
+    except (IOError, OSError):
+        return None
+
+
+def _write(path, text):
+    """Write through a temporary file in the same directory, so a reader never sees half a file."""
+    directory = os.path.dirname(path)
+    if not os.path.isdir(directory):
+        os.makedirs(directory, 0o755)
+    temporary = "%s.%d.tmp" % (path, os.getpid())
+    with open(temporary, "wb") as handle:
+        handle.write(text.encode("utf-8"))
+    os.chmod(temporary, 0o644)
+    os.rename(temporary, path)
+
+
+def render_graphviz(topology, timeout):
+    """(svg or None, warning or None): Graphviz is optional, its absence is no failure."""
+    if not topology.get("links"):
+        return None, None
+    dot = shutil.which("dot")
+    if dot is None:
+        return None, None
+    try:
+        proc = subprocess.run([dot, "-Tsvg"], input=cabling_dot(topology).encode("utf-8"), stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, timeout=timeout, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return None, "Graphviz dot did not render the cabling map (%s); the report has the built-in drawing only" % exc
+    if proc.returncode != 0:
+        return None, "Graphviz dot failed (rc %d: %s); the report has the built-in drawing only" % (
+            proc.returncode, to_text(proc.stderr).strip()[:300])
+    return to_text(proc.stdout), None
+
+
+def closing_lines(model, root, check_mode):
+    """What a person reads at the end of the run: where the report is, then every error and
+    warning with its host and fix (info problems stay in the report)."""
+    counts = model["summary"]["problems"]
+    lines = ["Cluster report%s: %s/index.html verdict=%s (errors: %d, warnings: %d)" % (
+        " (check mode: not written)" if check_mode else "", root, model["verdict"], counts["error"],
+        counts["warning"])]
+    for problem in model["problems"]:
+        if problem["severity"] in ("error", "warning"):
+            lines.append("%s %s: %s Fix: %s" % (problem["severity"].upper(), problem.get("host") or "cluster",
+                                                problem["message"], problem["fix"]))
+    return lines
+
+
+class ActionModule(ActionBase):
+    TRANSFERS_FILES = False
+    _requires_connection = False
+    _supports_check_mode = True
+    _supports_async = False
+
+    def run(self, tmp=None, task_vars=None):
+        result = super(ActionModule, self).run(tmp, task_vars)
+        _, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
+        try:
+            model = build_report_model(args["nodes"], args["topology"], args["problems"], args["title"], args["run"])
+        except TopologyError as exc:
+            raise AnsibleActionFail("cluster_report: %s" % exc)
+        svg, warning = render_graphviz(args["topology"], args["graphviz_timeout"]) if args["graphviz"] else (None, None)
+        files, stale = report_files(model, args["topology"], svg)
+
+        root = os.path.realpath(args["dest"])
+        changed, removed, diffs = [], [], []
+        for name in sorted(files):
+            path = os.path.join(root, name)
+            before = _read(path)
+            if before == files[name]:
+                continue
+            changed.append(name)
+            if name.endswith(DIFFABLE):
+                diffs.append({"before_header": path, "after_header": path, "before": before or "",
+                              "after": files[name]})
+            else:
+                diffs.append({"prepared": "%s: %s" % (path, "changed" if before is not None else "created")})
+            if not self._task.check_mode:
+                _write(path, files[name])
+        for name in stale:
+            path = os.path.join(root, name)
+            if os.path.exists(path):
+                removed.append(name)
+                diffs.append({"prepared": "%s: removed" % path})
+                if not self._task.check_mode:
+                    os.unlink(path)
+
+        result.update(changed=bool(changed or removed), path=root, verdict=model["verdict"],
+                      lines=closing_lines(model, root, self._task.check_mode),
+                      summary=model["summary"], problem_codes=model["problem_codes"], report=model,
+                      files=sorted(files), changed_files=changed, removed_files=removed)
+        if warning:
+            result["warnings"] = [warning]
+        if self._task.diff and diffs:
+            result["diff"] = diffs
+        if model["verdict"] in args["fail_on"]:
+            result.update(failed=True, msg="The cluster report's verdict is %s: %s. See %s/index.html." % (
+                model["verdict"], ", ".join(model["problem_codes"]), root))
+        return result

@@ -1,0 +1,149 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: macops.cluster contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+module: cluster_report
+short_description: Write the cluster health report (JSON, HTML, Markdown, cabling map, hostfiles) on the controller
+version_added: 0.1.0
+description:
+  - Builds the report model of the macops.cluster.cluster_report_model filter from every node's
+    results and writes, in one task on the controller, the files a person or a CI job opens -
+    C(report.json), C(index.html) (self-contained, with the cabling map inline), C(report.md),
+    C(cabling.svg), C(cabling-graphviz.svg) when Graphviz C(dot) is installed, and
+    C(hostfiles/<backend>.json) for each MLX backend the cabling allows.
+  - A file is written only when its content differs, so an unchanged cluster reports C(changed=false).
+    Files that no longer apply (a hostfile the cabling does not allow any more, a Graphviz drawing
+    this run could not render) are removed, so nothing stale is left to mislead.
+  - Runs on the controller only (an action plugin); it never contacts the host it runs for, so use
+    it with C(run_once).
+author: macops.cluster team (@macops)
+attributes:
+  action:
+    description: Indicates this has a corresponding action plugin so some parts of the options can be executed on the controller.
+    support: full
+  async:
+    description: Supports being used with the C(async) keyword.
+    support: none
+  check_mode:
+    description: Can run in check_mode and return changed status prediction without modifying target.
+    support: full
+  diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
+    support: partial
+    details: JSON and Markdown files are diffed whole; HTML and SVG files are named as created, changed or removed.
+  platform:
+    description: Target OS/families that can be operated against.
+    support: full
+    platforms: posix
+options:
+  nodes:
+    description:
+      - "C({inventory_hostname: {mac, rdma, software, gpu, services, checks, reachable}}), as for the
+        macops.cluster.cluster_report_model filter."
+    type: dict
+    required: true
+  topology:
+    description: The result of the macops.cluster.thunderbolt_topology filter; may be empty.
+    type: dict
+    default: {}
+  problems:
+    description: Extra problems from other roles, each C({code, severity, host, port, message, fix}).
+    type: list
+    elements: dict
+    default: []
+  title:
+    description: Title of the report.
+    type: str
+    default: Mac cluster health
+  run:
+    description:
+      - Information about the run shown in the page header, for example C({playbook, mode}).
+      - Anything that changes every run (a timestamp) rewrites the files every run.
+    type: dict
+    default: {}
+  dest:
+    description: Directory on the controller for the report; made when missing. Relative to the current directory.
+    type: path
+    required: true
+  graphviz:
+    description: Render a second cabling drawing with Graphviz C(dot) when it is on the controller's PATH.
+    type: bool
+    default: true
+  graphviz_timeout:
+    description: Seconds C(dot) may take before the drawing is skipped with a warning.
+    type: int
+    default: 60
+  fail_on:
+    description: Verdicts (C(degraded), C(failed)) that fail the task once the report is written.
+    type: list
+    elements: str
+    default: []
+seealso:
+  - plugin: macops.cluster.cluster_report_model
+    plugin_type: filter
+  - plugin: macops.cluster.report_html
+    plugin_type: filter
+"""
+
+EXAMPLES = r"""
+- name: Write the cluster report
+  macops.cluster.cluster_report:
+    nodes: "{{ report_nodes }}"
+    topology: "{{ macops_topology }}"
+    dest: artifacts/report
+    fail_on: [failed]
+  run_once: true
+"""
+
+RETURN = r"""
+path:
+  description: Absolute path of the report directory.
+  returned: always
+  type: str
+verdict:
+  description: C(healthy), C(degraded) or C(failed).
+  returned: always
+  type: str
+summary:
+  description: Counts of nodes, cables and problems per severity (see the filter cluster_report_model).
+  returned: always
+  type: dict
+problem_codes:
+  description: Sorted distinct problem codes, for CI and AWX gates.
+  returned: always
+  type: list
+  elements: str
+report:
+  description: The whole report model, the content of C(report.json).
+  returned: always
+  type: dict
+lines:
+  description:
+    - What a person reads at the end of a run - the report's path and verdict, then one line per
+      error and warning with its host and fix.
+  returned: always
+  type: list
+  elements: str
+files:
+  description: Every file the report consists of, relative to O(dest).
+  returned: always
+  type: list
+  elements: str
+changed_files:
+  description: The files written (or, in check mode, that would be).
+  returned: always
+  type: list
+  elements: str
+removed_files:
+  description: Stale files removed (or, in check mode, that would be).
+  returned: always
+  type: list
+  elements: str
+"""

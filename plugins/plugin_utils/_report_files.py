@@ -1,0 +1,49 @@
+# -*- coding: utf-8 -*-
+# PRIVATE to the collection: the files of the cluster health report (action cluster_report).
+# Names and behaviour may change without notice. Stdlib only, Python 3.9 compatible.
+"""What the report directory holds for one report model, as {relative path: text}: the same
+bytes the filters macops.cluster.report_html, report_markdown, cabling_svg and mlx_hostfile give,
+so a file written by the action and a file rendered by a playbook never differ."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+
+from ._mlx_hostfiles import hostfile_json
+from ._report_model import HOSTFILE_BACKENDS
+from ._report_render import render_html, render_markdown
+from ._svg_cabling import cabling_svg
+
+GRAPHVIZ_FILE = "cabling-graphviz.svg"
+
+
+def report_json(model):
+    """report.json: sorted keys and two-space indents, so a diff between two runs stays small."""
+    return json.dumps(model, indent=2, sort_keys=True, separators=(",", ": "), ensure_ascii=False) + "\n"
+
+
+def report_files(model, topology, graphviz_svg=None):
+    """(files, stale): `files` maps each path under the report directory to its text, `stale`
+    lists the paths that must not be left behind (a hostfile the cabling no longer allows, a
+    Graphviz drawing this run could not render)."""
+    files = {
+        "report.json": report_json(model),
+        "cabling.svg": cabling_svg(model),
+        "index.html": render_html(model, graphviz_href=GRAPHVIZ_FILE if graphviz_svg else None),
+        "report.md": render_markdown(model),
+    }
+    stale = []
+    if graphviz_svg:
+        files[GRAPHVIZ_FILE] = graphviz_svg.rstrip("\n") + "\n"
+    else:
+        stale.append(GRAPHVIZ_FILE)
+    hostfiles = (model.get("topology") or {}).get("hostfiles") or {}
+    for backend in HOSTFILE_BACKENDS:
+        entry = hostfiles.get(backend) or {}
+        if entry.get("available"):
+            files[entry.get("path") or "hostfiles/%s.json" % backend] = hostfile_json(topology, backend)
+        else:
+            stale.append("hostfiles/%s.json" % backend)
+    return files, stale

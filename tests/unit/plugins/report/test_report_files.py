@@ -1,0 +1,47 @@
+"""The report directory's files: the same text the filters give, and the stale files named."""
+import json
+
+from ansible_collections.macops.cluster.plugins.plugin_utils._mlx_hostfiles import hostfile_json
+from ansible_collections.macops.cluster.plugins.plugin_utils._report_files import report_files
+from ansible_collections.macops.cluster.plugins.plugin_utils._report_model import build_report_model
+from ansible_collections.macops.cluster.plugins.plugin_utils._report_render import render_html, render_markdown
+from ansible_collections.macops.cluster.plugins.plugin_utils._topology import build_topology
+
+from report_fixture import planner_nodes, report_inputs
+
+
+def model_and_topology():
+    nodes, _ = report_inputs()
+    topology = build_topology(planner_nodes())
+    return build_report_model(nodes, topology), topology
+
+
+def test_files_are_what_the_filters_render():
+    model, topology = model_and_topology()
+    files, stale = report_files(model, topology)
+    assert json.loads(files["report.json"]) == json.loads(json.dumps(model))
+    assert files["report.json"].endswith("}\n") and '\n  "' in files["report.json"]
+    assert files["index.html"] == render_html(model) and files["report.md"] == render_markdown(model)
+    assert files["cabling.svg"].lstrip().startswith("<svg")
+    for backend in ("ring", "jaccl", "jaccl-ring"):
+        assert files["hostfiles/%s.json" % backend] == hostfile_json(topology, backend)
+    assert stale == ["cabling-graphviz.svg"]  # no Graphviz drawing given: an old one must go
+
+
+def test_graphviz_drawing_is_linked_and_kept():
+    model, topology = model_and_topology()
+    files, stale = report_files(model, topology, graphviz_svg="<svg>dot</svg>")
+    assert files["cabling-graphviz.svg"] == "<svg>dot</svg>\n"
+    assert 'href="cabling-graphviz.svg"' in files["index.html"] and "cabling-graphviz.svg" not in stale
+
+
+def test_hostfiles_the_cabling_does_not_allow_are_stale():
+    nodes, _ = report_inputs()
+    planner = planner_nodes()
+    for host, receptacle in (("mac1", 2), ("mac2", 2)):  # unplug mac1-mac2: no full mesh
+        port = [p for p in planner[host]["mac"]["thunderbolt_ports"] if p["receptacle"] == receptacle][0]
+        port.update({"connected": False, "peer": None, "speed_gbps": None, "link": "down"})
+    topology = build_topology(planner)
+    files, stale = report_files(build_report_model(nodes, topology), topology)
+    assert "hostfiles/jaccl.json" in stale and "hostfiles/jaccl.json" not in files
+    assert "hostfiles/ring.json" in files
