@@ -53,3 +53,15 @@ def test_authrestart_with_filevault_on_restarts_past_the_unlock_screen(lab, fake
     assert result.rc == 0, result
     assert power_request(lab) == "authrestart"
     assert wait_exit(fake_launchd, 5) == -15
+
+
+def test_stat_speaks_bsd_formats_as_testinfra_uses_them(lab, tmp_path):
+    target = tmp_path / "rules"
+    target.write_text("x" * 12)
+    os.chmod(str(target), 0o440)
+    result = lab.run("stat", "-f", "%Lp %z %HT", str(target))
+    assert result.rc == 0 and result.out == "440 12 Regular File\n"
+    assert lab.run("stat", "-L", "-f%N", str(target)).out == "%s\n" % target
+    assert lab.run("stat", "-c", "%a", str(target)).rc == 1  # GNU's -c is no macOS option
+    missing = lab.run("stat", "-f", "%Lp", str(tmp_path / "nothing"))
+    assert missing.rc == 1 and "No such file or directory" in missing.err
