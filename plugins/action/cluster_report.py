@@ -96,7 +96,7 @@ class ActionModule(ActionBase):
 
     def run(self, tmp=None, task_vars=None):
         result = super(ActionModule, self).run(tmp, task_vars)
-        _, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
+        args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)[1]
         try:
             model = build_report_model(args["nodes"], args["topology"], args["problems"], args["title"], args["run"])
         except TopologyError as exc:
