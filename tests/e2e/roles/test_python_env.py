@@ -35,7 +35,7 @@ def test_venv_runs_python_312_on_every_node(first_run):
         assert version.startswith("3.12."), host
         assert facts[host]["macops_python_env"]["version"] == version
         assert facts[host]["macops_python_env"]["python"] == VENV + "/bin/python"
-        owner = ssh(host, "stat -c %%U %s/bin" % VENV).stdout.strip()
+        owner = ssh(host, "stat -f %%Su %s/bin" % VENV).stdout.strip()
         assert owner == "admin", host
 
 
