@@ -11,6 +11,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import threading
+
 from ansible_collections.macops.cluster.plugins.module_utils._parsing import ParseError
 
 # Where macOS installs each tool the modules run.
@@ -48,6 +50,34 @@ def run(module, argv):
         module.fail_json(msg="`%s` failed with exit status %d: %s" % (" ".join(argv), rc, (stderr or stdout).strip()),
                          rc=rc, stdout=stdout, stderr=stderr)
     return stdout
+
+
+def run_parallel(module, argvs):
+    """Run independent read-only commands at once (threads: networksetup, system_profiler and
+    friends each take a noticeable fraction of a second); their (rc, stdout, stderr) in the order
+    given. None stands for a command that is not there (argv None)."""
+    results = [None] * len(argvs)
+
+    def one(index):
+        results[index] = module.run_command(argvs[index])
+
+    threads = [threading.Thread(target=one, args=(index,)) for index in range(len(argvs)) if argvs[index]]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return results
+
+
+def run_many(module, argvs):
+    """run_parallel(); their stdout in the order given. Fails like run() for the first command, in
+    that order, that exited non-zero, once all of them have finished."""
+    results = run_parallel(module, argvs)
+    for argv, (rc, stdout, stderr) in zip(argvs, results):
+        if rc != 0:
+            module.fail_json(msg="`%s` failed with exit status %d: %s" % (" ".join(argv), rc, (stderr or stdout).strip()),
+                             rc=rc, stdout=stdout, stderr=stderr)
+    return [stdout for _rc, stdout, _stderr in results]
 
 
 def parse(module, parser, *args):

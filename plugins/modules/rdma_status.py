@@ -159,24 +159,27 @@ from ansible_collections.macops.cluster.plugins.module_utils._system_profiler im
 )
 
 
-def read_rdma_ctl(module):
-    path = commands.find_command(module, "rdma_ctl")
-    if path is None:
+def rdma_ctl_status(result):
+    """rdma_ctl's state from its (rc, stdout, stderr); None when it is not installed."""
+    if result is None:
         return None
-    rc, stdout, _stderr = module.run_command([path, "status"])
+    rc, stdout, _stderr = result
     try:
         return _rdma_ctl.status_from_result(rc, stdout)
     except ParseError:
         return _rdma_ctl.UNKNOWN
 
 
-def read_ibv(module, name, argv_tail, parser, tool_problems):
-    """Run an ibv tool leniently: a failure is a warning, never a failed task."""
+def ibv_argv(module, name, argv_tail):
     path = commands.find_command(module, name)
-    if path is None:
+    return None if path is None else [path] + argv_tail
+
+
+def ibv_result(name, argv_tail, result, parser, tool_problems):
+    """An ibv tool's output, leniently: a failure is a warning, never a failed task."""
+    if result is None:
         return []
-    argv = [path] + argv_tail
-    rc, stdout, stderr = module.run_command(argv)
+    rc, stdout, stderr = result
     try:
         if rc != 0:
             raise ParseError(" ".join([name] + argv_tail), "exit status %d: %s" % (rc, (stderr or stdout).strip()))
@@ -199,15 +202,26 @@ def collect(module):
     system_profiler = commands.require_command(module, "system_profiler")
     networksetup = commands.require_command(module, "networksetup")
 
-    versions = commands.parse(module, parse_full, commands.run(module, [sw_vers]))
-    rdma_status = read_rdma_ctl(module)
+    # The reads are independent (ibv_devinfo aside, which only runs when devices exist): at once.
+    rdma_ctl = commands.find_command(module, "rdma_ctl")
+    required = [[sw_vers], [system_profiler, "-json", THUNDERBOLT], [networksetup, "-listallhardwareports"]]
+    optional = [[rdma_ctl, "status"] if rdma_ctl else None, ibv_argv(module, "ibv_devices", [])]
+    results = commands.run_parallel(module, required + optional)
+    for argv, (rc, stdout, stderr) in zip(required, results):
+        if rc != 0:
+            module.fail_json(msg="`%s` failed with exit status %d: %s" % (" ".join(argv), rc, (stderr or stdout).strip()),
+                             rc=rc, stdout=stdout, stderr=stderr)
+    versions = commands.parse(module, parse_full, results[0][1])
+    profile = commands.parse(module, parse_json, results[1][1])
+    hardware_ports = commands.parse(module, parse_hardware_ports, results[2][1])
+    rdma_status = rdma_ctl_status(results[3])
     tool_problems = []
-    devices = read_ibv(module, "ibv_devices", [], _ibv_devices.parse, tool_problems)
+    devices = ibv_result("ibv_devices", [], results[4], _ibv_devices.parse, tool_problems)
     devinfo = []
     if devices:
-        devinfo = read_ibv(module, "ibv_devinfo", ["-v"], lambda text: _ibv_devinfo.parse(text, _ibv_devinfo.VERBOSE_COMMAND), tool_problems)
-    profile = commands.parse(module, parse_json, commands.run(module, [system_profiler, "-json", THUNDERBOLT]))
-    hardware_ports = commands.parse(module, parse_hardware_ports, commands.run(module, [networksetup, "-listallhardwareports"]))
+        argv = ibv_argv(module, "ibv_devinfo", ["-v"])
+        devinfo = ibv_result("ibv_devinfo", ["-v"], argv and module.run_command(argv),
+                             lambda text: _ibv_devinfo.parse(text, _ibv_devinfo.VERBOSE_COMMAND), tool_problems)
     buses = commands.parse(module, parse_thunderbolt, profile.get(THUNDERBOLT, []))
     tb_ports = _rdma_readiness.with_device_names(thunderbolt_ports(buses, hardware_ports), buses)
 

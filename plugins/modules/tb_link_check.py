@@ -13,11 +13,13 @@ module: tb_link_check
 short_description: Check that each Thunderbolt link of a Mac reaches its peer over the right interface
 version_added: 0.1.0
 description:
-  - For every link in O(links), asks C(route -n get <peer_ip>) which interface the kernel uses and
-    pings the peer with C(ping -c <count> -t <timeout> <peer_ip>).
+  - For every link in O(links), or of this node in the applied address plan O(plan_file), asks
+    C(route -n get <peer_ip>) which interface the kernel uses and pings the peer with
+    C(ping -c <count> [-i <interval>] -t <timeout> <peer_ip>).
   - A link is C(ok) when the route leaves through the link's own interface and at least
     one echo reply came back.
-  - Also reads C(route -n get default) and reports a default route through a Thunderbolt port or
+  - Also reads C(route -n get default) and, when there is a default route, the hardware ports
+    (C(networksetup -listallhardwareports)), and reports a default route through a Thunderbolt port or
     bridge, which would send internet traffic over a cable to another Mac.
   - Never changes anything and never fails because a link is down; gate on RV(problems).
 author: macops.cluster team (@macops)
@@ -25,10 +27,11 @@ extends_documentation_fragment:
   - macops.cluster.attributes
 options:
   links:
-    description: The links to check, usually from the C(addresses.hosts) part of the topology plan.
+    description:
+      - The links to check, usually from the C(addresses.hosts) part of the topology plan.
+      - Exactly one of O(links) and O(plan_file) is required.
     type: list
     elements: dict
-    required: true
     suboptions:
       interface:
         description: The interface the peer must be reached through (C(en3), or C(bridge0) in bridge mode).
@@ -41,6 +44,30 @@ options:
       peer_host:
         description: The peer's inventory name, only used in messages.
         type: str
+  plan_file:
+    description:
+      - The applied address plan the thunderbolt_network role writes on every node
+        (C(macops_state_dir)/thunderbolt-plan.json); the links checked are the ones it lists for O(host),
+        so a caller needs no separate module run to read the file.
+      - A missing file is no failure; RV(plan_found) is then false and nothing is checked. A file that
+        is not such a plan fails the module.
+      - When the plan lists no link for O(host), nothing is checked (no command runs).
+    type: path
+  host:
+    description: This node's inventory name in O(plan_file). Required with O(plan_file).
+    type: str
+  plan_interface:
+    description:
+      - With O(plan_file), the interface every peer must be reached through instead of the plan's port,
+        such as C(bridge0) when the thunderbolt_network role keeps the Thunderbolt Bridge.
+    type: str
+  peers:
+    description:
+      - With O(plan_file), check only the links to these peers, for example the nodes that are up (a cable
+        to a node that is down cannot answer). RV(planned_links) still counts every link of the plan.
+      - Default is every peer.
+    type: list
+    elements: str
   count:
     description: Echo requests per link.
     type: int
@@ -49,6 +76,11 @@ options:
     description: Seconds before ping gives up on a link (macOS C(ping -t)).
     type: int
     default: 3
+  interval:
+    description:
+      - Seconds between the echo requests (macOS C(ping -i)); ping's own 1 s when omitted. macOS lets
+        only root go below 0.1 s.
+    type: float
 notes:
   - C(ping) is looked up in C(/sbin) (macOS) and then on PATH.
 seealso:
@@ -61,6 +93,13 @@ EXAMPLES = r"""
     links:
       - {interface: en3, peer_ip: 198.19.0.2, peer_host: mac2}
   register: __links
+
+- name: Ping the peers that are up of every cable this node has in the applied plan
+  macops.cluster.tb_link_check:
+    plan_file: /Library/Application Support/macops/thunderbolt-plan.json
+    host: "{{ inventory_hostname }}"
+    peers: [mac2, mac3]
+  register: __links
 """
 
 RETURN = r"""
@@ -71,8 +110,20 @@ links:
   elements: dict
   sample: [{"interface": "en3", "peer_ip": "198.19.0.2", "peer_host": "mac2", "route_interface": "en3",
             "transmitted": 2, "received": 2, "ok": true}]
+plan_found:
+  description: O(plan_file) exists.
+  returned: when O(plan_file) is set
+  type: bool
+  sample: true
+planned_links:
+  description: How many links O(plan_file) lists for O(host), checked or not (see O(peers)).
+  returned: when O(plan_file) is set
+  type: int
+  sample: 3
 default_route:
-  description: Interface and gateway of the default route, null when there is none.
+  description:
+    - Interface and gateway of the default route, null when there is none.
+    - Also null when O(plan_file) lists no link for O(host), since nothing is checked then.
   returned: always
   type: dict
   sample: {"interface": "en0", "gateway": "10.0.1.1"}
@@ -95,6 +146,7 @@ from ansible_collections.macops.cluster.plugins.module_utils import _module_comm
 from ansible_collections.macops.cluster.plugins.module_utils._networksetup import parse_hardware_ports
 from ansible_collections.macops.cluster.plugins.module_utils._ping import parse_summary
 from ansible_collections.macops.cluster.plugins.module_utils._route import parse_route_get
+from ansible_collections.macops.cluster.plugins.module_utils._tb_link_plan import PlanError, plan_links, select_peers
 from ansible_collections.macops.cluster.plugins.module_utils._tb_link_problems import link_problems
 
 
@@ -110,8 +162,10 @@ def probe_link(module, route, ping, link):
     """The raw outputs of `route get` and `ping` for one link. Runs in a thread, so it only runs
     commands: parsing (which may fail the module) happens in the main thread."""
     route_result = module.run_command([route, "-n", "get", link["peer_ip"]])
-    ping_result = module.run_command([ping, "-c", str(module.params["count"]), "-t", str(module.params["timeout"]),
-                                      link["peer_ip"]])
+    interval = module.params["interval"]
+    ping_result = module.run_command([ping, "-c", str(module.params["count"])]
+                                     + (["-i", "%g" % interval] if interval is not None else [])
+                                     + ["-t", str(module.params["timeout"]), link["peer_ip"]])
     return route_result, ping_result
 
 
@@ -146,27 +200,65 @@ def check_links(module, route, ping, links):
     return [judge_link(module, link, *probes[index]) for index, link in enumerate(links)]
 
 
+def read_plan(module):
+    """(plan_found, planned links, links to check) from O(plan_file)."""
+    params = module.params
+    try:
+        with open(params["plan_file"]) as handle:
+            text = handle.read()
+    except FileNotFoundError:
+        return False, [], []
+    except (IOError, OSError) as exc:
+        module.fail_json(msg="Cannot read the Thunderbolt plan %s: %s" % (params["plan_file"], exc))
+    try:
+        planned = plan_links(text, params["host"], params["plan_interface"])
+    except PlanError as exc:
+        module.fail_json(msg="%s is not a Thunderbolt address plan: %s" % (params["plan_file"], exc))
+    return True, planned, select_peers(planned, params["peers"])
+
+
 def main():
     module = AnsibleModule(
         argument_spec=dict(
-            links=dict(type="list", elements="dict", required=True, options=dict(
+            links=dict(type="list", elements="dict", options=dict(
                 interface=dict(type="str", required=True),
                 peer_ip=dict(type="str", required=True),
                 peer_host=dict(type="str"),
             )),
+            plan_file=dict(type="path"),
+            host=dict(type="str"),
+            plan_interface=dict(type="str"),
+            peers=dict(type="list", elements="str"),
             count=dict(type="int", default=2),
             timeout=dict(type="int", default=3),
+            interval=dict(type="float"),
         ),
+        mutually_exclusive=[("links", "plan_file")],
+        required_one_of=[("links", "plan_file")],
+        required_by={"plan_file": "host"},
         supports_check_mode=True,
     )
+    result = {}
+    if module.params["plan_file"] is None:
+        wanted = module.params["links"]
+    else:
+        found, planned, wanted = read_plan(module)
+        result.update(plan_found=found, planned_links=len(planned))
+        if not planned:
+            # No cable of this node in the plan: nothing to ping, and no reason to judge its routes.
+            module.exit_json(changed=False, links=[], default_route=None, problems=[], **result)
     route, ping = commands.require_command(module, "route"), commands.require_command(module, "ping")
-    ports = commands.parse(module, parse_hardware_ports, commands.run(module, [commands.require_command(module, "networksetup"), "-listallhardwareports"]))
-    thunderbolt = sorted(port["device"] for port in ports if port["name"].startswith("Thunderbolt"))
     default = route_get(module, route, "default")
     default_route = {"interface": default["interface"], "gateway": default["gateway"]} if default else None
-    links = check_links(module, route, ping, module.params["links"])
+    thunderbolt = []
+    if default_route:
+        # The Thunderbolt ports only matter for judging the default route: without one, one
+        # command less on every node.
+        ports = commands.parse(module, parse_hardware_ports, commands.run(module, [commands.require_command(module, "networksetup"), "-listallhardwareports"]))
+        thunderbolt = sorted(port["device"] for port in ports if port["name"].startswith("Thunderbolt"))
+    links = check_links(module, route, ping, wanted)
     module.exit_json(changed=False, links=links, default_route=default_route,
-                     problems=link_problems(links, default_route, thunderbolt + ["bridge0"]))
+                     problems=link_problems(links, default_route, thunderbolt + ["bridge0"]), **result)
 
 
 if __name__ == "__main__":

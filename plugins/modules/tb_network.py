@@ -221,13 +221,13 @@ def read_state(module, wanted):
     hardware_ports = commands.parse(module, parse_hardware_ports, commands.run(module, [networksetup, "-listallhardwareports"]))
     services = commands.parse(module, parse_service_order, commands.run(module, [networksetup, "-listnetworkserviceorder"]))
     devices = [want["device"] for want in wanted["services"]]
-    infos = {}
-    for name in services_to_read(hardware_ports, services, devices):
-        infos[name] = commands.parse(module, parse_getinfo, commands.run(module, [networksetup, "-getinfo", name]))
-    mtus = {}
-    if wanted["mtu"]:
-        for device in devices:
-            mtus[device] = commands.parse(module, parse_mtu, commands.run(module, [networksetup, "-getMTU", device]))
+    # Every service's settings and every port's MTU are independent reads: run them at once.
+    names = list(services_to_read(hardware_ports, services, devices))
+    mtu_devices = devices if wanted["mtu"] else []
+    outputs = commands.run_many(module, [[networksetup, "-getinfo", name] for name in names]
+                                + [[networksetup, "-getMTU", device] for device in mtu_devices])
+    infos = dict((name, commands.parse(module, parse_getinfo, out)) for name, out in zip(names, outputs))
+    mtus = dict((device, commands.parse(module, parse_mtu, out)) for device, out in zip(mtu_devices, outputs[len(names):]))
     bridge_live = read_live_bridge(module, commands.require_command(module, "ifconfig")) if wanted["bridge"] == "absent" else None
     return hardware_ports, services, infos, mtus, bridge_live
 

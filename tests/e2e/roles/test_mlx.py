@@ -7,8 +7,11 @@ import sys
 import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "support"))
-from labtools import HOSTS, ssh  # noqa: E402
-from software import changed_tasks, converge, lab_interpreter_vars  # noqa: E402
+from labtools import HOSTS, changed_tasks as changed_by_host, ssh  # noqa: E402
+from software import LAB_VARS, changed_tasks, converge, lab_interpreter_vars  # noqa: E402
+
+INSTALL = "macops.cluster.mlx : Install the pinned MLX and mlx-lm into the environment"
+VENV_PYTHON = LAB_VARS["macops_venv_path"] + "/bin/python"
 
 # The test applies the planned addresses itself: the thunderbolt_network role is a colleague's.
 APPLY_ADDRESSES = """
@@ -74,10 +77,34 @@ def test_ring_hostfile_is_the_same_on_every_node(first_run):
     assert all(ip.startswith("198.19.") for h in on_node["hosts"] for ip in h["ips"])
 
 
-def test_second_run_changes_nothing(ansible, first_run):
+def task_results(stdout, task):
+    """{host: status} of one task's result lines (ok, changed, skipping, failed)."""
+    block = stdout.split("TASK [%s]" % task, 1)[1].split("\nTASK [", 1)[0]
+    return dict((line.split("[", 1)[1].split("]", 1)[0], line.split(":", 1)[0])
+                for line in block.splitlines() if line.startswith(("ok:", "changed:", "skipping:", "failed:", "fatal:")))
+
+
+def test_second_run_changes_nothing_and_runs_no_pip(ansible, first_run):
     _, tmp = first_run
-    proc, _, counts = converge(ansible, tmp, ["python_env", "mlx"], mlx_vars(tmp))
+    proc, facts, counts = converge(ansible, tmp, ["python_env", "mlx"], mlx_vars(tmp))
     assert {h: c["changed"] for h, c in counts.items()} == {h: 0 for h in HOSTS}, changed_tasks(proc.stdout)
+    # Both pins were already there (python_env read the venv): pip did not even start.
+    assert task_results(proc.stdout, INSTALL) == {h: "skipping" for h in HOSTS}
+    assert {facts[h]["macops_mlx"]["mlx_lm"] for h in HOSTS} == {"0.32.2"}
+
+
+def test_pip_runs_only_where_a_pin_is_missing(ansible, first_run):
+    _, tmp = first_run
+    ssh("mac3", "'%s' -m pip uninstall -y -q mlx-lm" % VENV_PYTHON)
+    assert ssh("mac3", "'%s' -c 'import mlx_lm'" % VENV_PYTHON, check=False).returncode != 0
+    proc, facts, _ = converge(ansible, tmp, ["python_env", "mlx"], mlx_vars(tmp))
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    assert changed_by_host(proc.stdout) == {"mac3": [INSTALL]}
+    assert task_results(proc.stdout, INSTALL) == {"mac1": "skipping", "mac2": "skipping", "mac3": "changed",
+                                                  "mac4": "skipping"}
+    assert ssh("mac3", "'%s' -c 'import importlib.metadata as m; print(m.version(\"mlx-lm\"))'"
+               % VENV_PYTHON).stdout.strip() == "0.32.2"
+    assert facts["mac3"]["macops_mlx"]["mlx_lm"] == "0.32.2"
 
 
 def test_loose_pin_is_refused(ansible, first_run):

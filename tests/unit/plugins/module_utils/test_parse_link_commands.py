@@ -6,6 +6,7 @@ from ansible_collections.macops.cluster.plugins.module_utils._ifconfig import do
 from ansible_collections.macops.cluster.plugins.module_utils._parsing import ParseError
 from ansible_collections.macops.cluster.plugins.module_utils._ping import parse_summary
 from ansible_collections.macops.cluster.plugins.module_utils._route import parse_route_get
+from ansible_collections.macops.cluster.plugins.module_utils._tb_link_plan import PlanError, plan_links, select_peers
 
 
 def test_bridge_members_and_status():
@@ -64,3 +65,31 @@ def test_ping_summary(fixture, summary):
 
 def test_ping_without_summary():
     assert parse_summary("ping: sendto: No route to host\n") is None
+
+
+PLAN = '{"hosts": {"mac1": {"en4": {"peer_ip": "198.19.0.6", "peer_host": "mac3"}, "en3": {"peer_ip": "198.19.0.2"}}}}'
+
+
+def test_plan_links_sorted_by_device():
+    assert plan_links(PLAN, "mac1") == [{"interface": "en3", "peer_ip": "198.19.0.2", "peer_host": None},
+                                        {"interface": "en4", "peer_ip": "198.19.0.6", "peer_host": "mac3"}]
+    assert [link["interface"] for link in plan_links(PLAN, "mac1", "bridge0")] == ["bridge0", "bridge0"]
+    assert plan_links(PLAN, "mac2") == [] and plan_links("{}", "mac1") == []
+
+
+def test_select_peers():
+    links = plan_links(PLAN, "mac1")
+    assert select_peers(links, None) == links
+    assert [link["peer_host"] for link in select_peers(links, ["mac3"])] == ["mac3"]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("{", "not JSON"),
+    ("[]", "no 'hosts' object"),
+    ('{"hosts": []}', "no 'hosts' object"),
+    ('{"hosts": {"mac1": []}}', "hosts.mac1 is not an object"),
+    ('{"hosts": {"mac1": {"en3": {"peer_host": "mac2"}}}}', "hosts.mac1.en3 has no peer_ip"),
+])
+def test_plan_links_rejects(text, message):
+    with pytest.raises(PlanError, match=message):
+        plan_links(text, "mac1")

@@ -199,6 +199,15 @@ def test_healthy_link(monkeypatch, capsys):
     assert result["problems"] == []
 
 
+def test_interval_reaches_ping(monkeypatch, capsys):
+    mac = FakeMac([(argv, result) for argv, result in link_mac().outputs.items() if argv[0] != PING]
+                  + [([PING, "-c", "2", "-i", "0.2", "-t", "3", "198.19.0.2"], ok("ping/macos_two_replies.txt"))])
+    result, calls = run_module(monkeypatch, capsys, tb_link_check.main,
+                               {"links": [LINK], "interval": 0.2, "_ansible_check_mode": True}, mac)
+    assert result["links"][0]["ok"] is True
+    assert [PING, "-c", "2", "-i", "0.2", "-t", "3", "198.19.0.2"] in calls
+
+
 def test_silent_peer_names_port_and_peer(monkeypatch, capsys):
     result = check(monkeypatch, capsys, link_mac(ping=("ping/macos_no_reply.txt", 2)))
     assert [(p["code"], p["port"], p["peer_host"]) for p in result["problems"]] == [("tb_link_no_reply", "en3", "mac2")]
@@ -212,7 +221,9 @@ def test_peer_reached_over_another_port(monkeypatch, capsys):
 
 
 def test_no_route_and_no_default_route(monkeypatch, capsys):
-    result = check(monkeypatch, capsys, link_mac(peer_route=None, ping=("ping/macos_no_reply.txt", 2), default=(1, None)))
+    mac = link_mac(peer_route=None, ping=("ping/macos_no_reply.txt", 2), default=(1, None))
+    result = check(monkeypatch, capsys, mac)
+    assert PORTS not in mac.calls  # the ports only matter for judging a default route
     assert result["default_route"] is None
     assert result["links"][0]["route_interface"] is None
     assert [p["code"] for p in result["problems"]] == ["tb_link_no_reply"]
@@ -221,3 +232,64 @@ def test_no_route_and_no_default_route(monkeypatch, capsys):
 def test_default_route_over_the_bridge(monkeypatch, capsys):
     result = check(monkeypatch, capsys, link_mac(default=(0, "route/default_bridge0.txt")))
     assert [(p["code"], p["port"]) for p in result["problems"]] == [("tb_default_route_over_thunderbolt", "bridge0")]
+
+
+# plan_file: the module reads the applied plan itself (one module run instead of a read and a check).
+PLAN_TEXT = json.dumps({"hosts": {
+    "mac1": {"en4": {"ip": "198.19.0.5", "peer_ip": "198.19.0.6", "peer_host": "mac3"},
+             "en3": {"ip": "198.19.0.1", "peer_ip": "198.19.0.2", "peer_host": "mac2"}},
+    "mac2": {"en3": {"ip": "198.19.0.2", "peer_ip": "198.19.0.1", "peer_host": "mac1"}}}})
+
+
+def plan_check(monkeypatch, capsys, mac, tmp_path, text=PLAN_TEXT, **args):
+    path = tmp_path / "thunderbolt-plan.json"
+    if text is not None:
+        path.write_text(text)
+    params = dict({"plan_file": str(path), "host": "mac1", "_ansible_check_mode": True}, **args)
+    return run_module(monkeypatch, capsys, tb_link_check.main, params, mac)
+
+
+def test_plan_links_of_this_host_up_peers_only(monkeypatch, capsys, tmp_path):
+    # mac3 is down: its cable is counted in planned_links, not pinged.
+    result, calls = plan_check(monkeypatch, capsys, link_mac(), tmp_path, peers=["mac2"])
+    assert result["plan_found"] is True and result["planned_links"] == 2
+    assert result["links"] == [dict(LINK, route_interface="en3", transmitted=2, received=2, ok=True)]
+    assert result["problems"] == []
+    assert [PING, "-c", "2", "-t", "3", "198.19.0.6"] not in calls
+
+
+def test_plan_links_through_the_kept_bridge(monkeypatch, capsys, tmp_path):
+    result, _calls = plan_check(monkeypatch, capsys, link_mac(), tmp_path, peers=["mac2"], plan_interface="bridge0")
+    assert result["links"][0]["interface"] == "bridge0"
+    assert [p["code"] for p in result["problems"]] == ["tb_link_wrong_interface"]
+
+
+def test_missing_plan_checks_nothing(monkeypatch, capsys, tmp_path):
+    result, calls = plan_check(monkeypatch, capsys, FakeMac([]), tmp_path, text=None)
+    assert (result["plan_found"], result["planned_links"], result["links"], result["problems"]) == (False, 0, [], [])
+    assert result["default_route"] is None and calls == []
+
+
+def test_host_without_cables_in_the_plan_checks_nothing(monkeypatch, capsys, tmp_path):
+    result, calls = plan_check(monkeypatch, capsys, FakeMac([]), tmp_path, host="mac9")
+    assert (result["plan_found"], result["planned_links"], result["links"]) == (True, 0, [])
+    assert calls == []
+
+
+def test_plan_that_is_not_a_plan_fails(monkeypatch, capsys, tmp_path):
+    result, _calls = plan_check(monkeypatch, capsys, FakeMac([]), tmp_path, text="{not json")
+    assert result["failed"] is True and "is not a Thunderbolt address plan" in result["msg"]
+
+
+def test_unreadable_plan_fails(monkeypatch, capsys, tmp_path):
+    result, _calls = run_module(monkeypatch, capsys, tb_link_check.main,
+                                {"plan_file": str(tmp_path), "host": "mac1"}, FakeMac([]))
+    assert result["failed"] is True and "Cannot read the Thunderbolt plan" in result["msg"]
+
+
+def test_plan_file_needs_host_and_excludes_links(monkeypatch, capsys, tmp_path):
+    result, _calls = run_module(monkeypatch, capsys, tb_link_check.main, {"plan_file": "/x"}, FakeMac([]))
+    assert result["failed"] is True and "host" in result["msg"]
+    result, _calls = run_module(monkeypatch, capsys, tb_link_check.main,
+                                {"plan_file": "/x", "host": "mac1", "links": [LINK]}, FakeMac([]))
+    assert result["failed"] is True and "mutually exclusive" in result["msg"]

@@ -1,0 +1,47 @@
+# -*- coding: utf-8 -*-
+# PRIVATE to the collection: the links of one node in the applied Thunderbolt address plan.
+# Do not use this from other collections. Stdlib only, Python 3.9.
+"""What ``macops.cluster.tb_link_check`` checks when it is given the plan file instead of links."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+
+
+class PlanError(Exception):
+    """The plan file is not the JSON the thunderbolt_network role writes."""
+
+
+def plan_links(text, host, interface=None):
+    """The links of ``host`` in the applied plan ``text`` (thunderbolt_network's state file:
+    ``{"hosts": {host: {device: {"peer_ip", "peer_host", ...}}}}``), sorted by device, in the
+    shape of the module's ``links`` option. ``interface`` replaces every device (``bridge0`` when
+    the Thunderbolt Bridge is kept and the peers are reached through it). A host the plan does not
+    list has no links."""
+    try:
+        plan = json.loads(text)
+    except ValueError as exc:
+        raise PlanError("not JSON: %s" % exc)
+    hosts = plan.get("hosts", {}) if isinstance(plan, dict) else None
+    if not isinstance(hosts, dict):
+        raise PlanError("no 'hosts' object at the top level")
+    ends = hosts.get(host, {})
+    if not isinstance(ends, dict):
+        raise PlanError("hosts.%s is not an object" % host)
+    links = []
+    for device in sorted(ends):
+        end = ends[device]
+        if not isinstance(end, dict) or not end.get("peer_ip"):
+            raise PlanError("hosts.%s.%s has no peer_ip" % (host, device))
+        links.append({"interface": interface or device, "peer_ip": end["peer_ip"],
+                      "peer_host": end.get("peer_host")})
+    return links
+
+
+def select_peers(links, peers):
+    """``links`` whose peer is in ``peers`` (all of them when ``peers`` is None)."""
+    if peers is None:
+        return list(links)
+    return [link for link in links if link["peer_host"] in peers]
