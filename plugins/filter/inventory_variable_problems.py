@@ -112,7 +112,8 @@ def role_options(roles_dir):
         role = os.path.basename(os.path.dirname(os.path.dirname(path)))
         try:
             with open(path) as handle:
-                specs = yaml.safe_load(handle) or {}
+                # libyaml's loader when PyYAML has it: every host's first task reads every spec.
+                specs = yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
         except (IOError, yaml.YAMLError) as exc:
             raise AnsibleFilterError("inventory_variable_problems: cannot read %s: %s" % (path, exc))
         for entry_point in (specs.get("argument_specs") or {}).values():

@@ -43,13 +43,18 @@ def require_command(module, name):
     return path
 
 
-def run(module, argv):
-    """Run argv (no shell); fail the module with the command's stderr on a non-zero exit."""
-    rc, stdout, stderr = module.run_command(argv)
+def succeeded(module, argv, result):
+    """The stdout of a command's (rc, stdout, stderr); fails the module with its stderr on a non-zero exit."""
+    rc, stdout, stderr = result
     if rc != 0:
         module.fail_json(msg="`%s` failed with exit status %d: %s" % (" ".join(argv), rc, (stderr or stdout).strip()),
                          rc=rc, stdout=stdout, stderr=stderr)
     return stdout
+
+
+def run(module, argv):
+    """Run argv (no shell); fail the module with the command's stderr on a non-zero exit."""
+    return succeeded(module, argv, module.run_command(argv))
 
 
 def run_parallel(module, argvs):
@@ -72,12 +77,7 @@ def run_parallel(module, argvs):
 def run_many(module, argvs):
     """run_parallel(); their stdout in the order given. Fails like run() for the first command, in
     that order, that exited non-zero, once all of them have finished."""
-    results = run_parallel(module, argvs)
-    for argv, (rc, stdout, stderr) in zip(argvs, results):
-        if rc != 0:
-            module.fail_json(msg="`%s` failed with exit status %d: %s" % (" ".join(argv), rc, (stderr or stdout).strip()),
-                             rc=rc, stdout=stdout, stderr=stderr)
-    return [stdout for _rc, stdout, _stderr in results]
+    return [succeeded(module, argv, result) for argv, result in zip(argvs, run_parallel(module, argvs))]
 
 
 def parse(module, parser, *args):

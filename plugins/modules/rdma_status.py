@@ -207,13 +207,10 @@ def collect(module):
     required = [[sw_vers], [system_profiler, "-json", THUNDERBOLT], [networksetup, "-listallhardwareports"]]
     optional = [[rdma_ctl, "status"] if rdma_ctl else None, ibv_argv(module, "ibv_devices", [])]
     results = commands.run_parallel(module, required + optional)
-    for argv, (rc, stdout, stderr) in zip(required, results):
-        if rc != 0:
-            module.fail_json(msg="`%s` failed with exit status %d: %s" % (" ".join(argv), rc, (stderr or stdout).strip()),
-                             rc=rc, stdout=stdout, stderr=stderr)
-    versions = commands.parse(module, parse_full, results[0][1])
-    profile = commands.parse(module, parse_json, results[1][1])
-    hardware_ports = commands.parse(module, parse_hardware_ports, results[2][1])
+    outputs = [commands.succeeded(module, argv, result) for argv, result in zip(required, results)]
+    versions = commands.parse(module, parse_full, outputs[0])
+    profile = commands.parse(module, parse_json, outputs[1])
+    hardware_ports = commands.parse(module, parse_hardware_ports, outputs[2])
     rdma_status = rdma_ctl_status(results[3])
     tool_problems = []
     devices = ibv_result("ibv_devices", [], results[4], _ibv_devices.parse, tool_problems)

@@ -208,18 +208,22 @@ from ansible_collections.macops.cluster.plugins.module_utils._tb_network import 
 )
 
 
-def read_live_bridge(module, ifconfig):
-    """`ifconfig bridge0`, or None when the interface does not exist (exit 1)."""
-    rc, stdout, _stderr = module.run_command([ifconfig, DEFAULT_BRIDGE_DEVICE])
-    if rc != 0:
+def live_bridge(module, result):
+    """The bridge from `ifconfig bridge0`'s (rc, stdout, stderr), or None when it does not exist (exit 1)."""
+    if result is None or result[0] != 0:
         return None
-    return commands.parse(module, parse_interface, stdout)
+    return commands.parse(module, parse_interface, result[1])
 
 
 def read_state(module, wanted):
     networksetup = commands.require_command(module, "networksetup")
-    hardware_ports = commands.parse(module, parse_hardware_ports, commands.run(module, [networksetup, "-listallhardwareports"]))
-    services = commands.parse(module, parse_service_order, commands.run(module, [networksetup, "-listnetworkserviceorder"]))
+    # Reads at once: the ports, the service order and the bridge first, then (they need the names)
+    # every service's settings and every port's MTU.
+    bridge_argv = [commands.require_command(module, "ifconfig"), DEFAULT_BRIDGE_DEVICE] if wanted["bridge"] == "absent" else None
+    first = [[networksetup, "-listallhardwareports"], [networksetup, "-listnetworkserviceorder"]]
+    ports_result, order_result, bridge_result = commands.run_parallel(module, first + [bridge_argv])
+    hardware_ports = commands.parse(module, parse_hardware_ports, commands.succeeded(module, first[0], ports_result))
+    services = commands.parse(module, parse_service_order, commands.succeeded(module, first[1], order_result))
     devices = [want["device"] for want in wanted["services"]]
     # Every service's settings and every port's MTU are independent reads: run them at once.
     names = list(services_to_read(hardware_ports, services, devices))
@@ -228,7 +232,7 @@ def read_state(module, wanted):
                                 + [[networksetup, "-getMTU", device] for device in mtu_devices])
     infos = dict((name, commands.parse(module, parse_getinfo, out)) for name, out in zip(names, outputs))
     mtus = dict((device, commands.parse(module, parse_mtu, out)) for device, out in zip(mtu_devices, outputs[len(names):]))
-    bridge_live = read_live_bridge(module, commands.require_command(module, "ifconfig")) if wanted["bridge"] == "absent" else None
+    bridge_live = live_bridge(module, bridge_result)
     return hardware_ports, services, infos, mtus, bridge_live
 
 
