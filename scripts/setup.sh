@@ -66,6 +66,8 @@ note "pip: installing pinned toolchain ($CONTROLLER_REQ ${REQS[*]})"
 # from a wheelhouse the controller fills from PyPI (lab/macsim/wheelhouse.py), as an air-gapped
 # real cluster would from an internal mirror.
 note "lab wheelhouse: pip download of the hosts' packages into .cache/wheelhouse"
-.venv/bin/python lab/maclab wheels >/tmp/macops-wheels.log 2>&1 || { cat /tmp/macops-wheels.log >&2; exit 1; }
+wheels_log=$(mktemp /tmp/macops-wheels.XXXXXX)
+.venv/bin/python lab/maclab wheels >"$wheels_log" 2>&1 || { cat "$wheels_log" >&2; rm -f "$wheels_log"; exit 1; }
+rm -f "$wheels_log"
 echo "$want" > "$STAMP"
 note "ready: $(.venv/bin/ansible --version | head -1)"
