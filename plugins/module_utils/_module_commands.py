@@ -60,11 +60,16 @@ def run(module, argv):
 def run_parallel(module, argvs):
     """Run independent read-only commands at once (threads: networksetup, system_profiler and
     friends each take a noticeable fraction of a second); their (rc, stdout, stderr) in the order
-    given. None stands for a command that is not there (argv None)."""
+    given. None stands for a command that is not there (argv None). A command that cannot start
+    gives exit status 127 with the error as stderr: run_command's own handling would call
+    fail_json inside the thread, where it cannot end the module."""
     results = [None] * len(argvs)
 
     def one(index):
-        results[index] = module.run_command(argvs[index])
+        try:
+            results[index] = module.run_command(argvs[index], handle_exceptions=False)
+        except OSError as exc:
+            results[index] = (127, "", "cannot run %s: %s" % (argvs[index][0], exc))
 
     threads = [threading.Thread(target=one, args=(index,)) for index in range(len(argvs)) if argvs[index]]
     for thread in threads:

@@ -139,7 +139,7 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.macops.cluster.plugins.module_utils import _df, _fdesetup
 from ansible_collections.macops.cluster.plugins.module_utils._sw_vers import parse_full
-from ansible_collections.macops.cluster.plugins.module_utils._module_commands import parse
+from ansible_collections.macops.cluster.plugins.module_utils._module_commands import parse, succeeded
 
 SW_VERS = "/usr/bin/sw_vers"
 DF = "/bin/df"
@@ -155,9 +155,8 @@ def run(module, argv, check_rc=True):
         rc, stdout, stderr = module.run_command(argv, handle_exceptions=False)
     except OSError as exc:
         module.fail_json(msg="cannot run `%s`: %s (this module runs on macOS only)" % (command, exc))
-    if check_rc and rc != 0:
-        module.fail_json(msg="`%s` failed with exit status %d: %s" % (command, rc, (stderr or stdout).strip()),
-                         rc=rc, stdout=stdout, stderr=stderr)
+    if check_rc:
+        succeeded(module, argv, (rc, stdout, stderr))
     return rc, stdout, stderr
 
 

@@ -20,7 +20,9 @@ class SlowMac(object):
         self.lock = threading.Lock()
         self.calls = []
 
-    def run_command(self, argv):
+    def run_command(self, argv, **kwargs):
+        if argv[0] not in self.results:
+            raise OSError(2, "No such file or directory")
         with self.lock:
             self.calls.append(argv)
             self.running += 1
@@ -52,3 +54,13 @@ def test_the_first_failure_in_order_is_reported_after_all_ran():
         commands.run_many(mac, [["a"], ["b"], ["c"]])
     assert failed.value.args[0]["msg"] == "`b` failed with exit status 2: b broke"
     assert len(mac.calls) == 3
+
+
+def test_a_command_that_cannot_start_is_exit_127_not_a_crash():
+    mac = SlowMac({"a": (0, "A", "")})
+    results = commands.run_parallel(mac, [["a"], ["/gone/tool", "-x"]])
+    assert results[0] == (0, "A", "")
+    assert results[1][0] == 127 and "cannot run /gone/tool" in results[1][2]
+    with pytest.raises(Failed) as failed:
+        commands.run_many(mac, [["a"], ["/gone/tool", "-x"]])
+    assert failed.value.args[0]["msg"].startswith("`/gone/tool -x` failed with exit status 127: cannot run /gone/tool")
