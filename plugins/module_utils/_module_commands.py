@@ -27,6 +27,7 @@ SYSTEM_DIRS = {
     "ifconfig": ["/sbin"],
     "route": ["/sbin"],
     "ping": ["/sbin"],
+    "pfctl": ["/sbin"],
     "PlistBuddy": ["/usr/libexec"],
 }
 

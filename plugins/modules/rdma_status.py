@@ -31,6 +31,14 @@ options:
       - Oldest macOS version accepted as ready. RDMA over Thunderbolt arrived in macOS 26.2.
     type: str
     default: "26.2"
+  mac_facts:
+    description:
+      - Also publish RV(ansible_facts.macops_mac), the facts M(macops.cluster.system_profiler) publishes with
+        O(macops.cluster.system_profiler#module:set_facts=true), from this module's own run of C(system_profiler),
+        which then also reads C(SPHardwareDataType) and C(SPSoftwareDataType).
+      - A play that needs both (the reboot playbook's report) then starts C(system_profiler) once per Mac instead of twice.
+    type: bool
+    default: false
 notes:
   - The module fails only when C(sw_vers), C(system_profiler) or C(networksetup) is missing, fails, or
     prints something it cannot parse.
@@ -51,6 +59,11 @@ EXAMPLES = r"""
     fail_msg: >-
       {{ __macops_rdma.problems | selectattr('severity', 'equalto', 'error')
          | map(attribute='message') | list }}
+
+- name: Check RDMA readiness and refresh the macops_mac facts in the same run
+  macops.cluster.rdma_status:
+    mac_facts: true
+  register: __macops_rdma
 
 - name: Accept a beta train on a test rig
   macops.cluster.rdma_status:
@@ -116,6 +129,14 @@ ready:
   description: RDMA can be used on every cabled Thunderbolt 5 port of this Mac.
   returned: always
   type: bool
+ansible_facts:
+  description: With O(mac_facts=true), the facts M(macops.cluster.system_profiler) publishes.
+  returned: when O(mac_facts=true)
+  type: dict
+  contains:
+    macops_mac:
+      description: The RV(macops.cluster.system_profiler#module:mac) dict, serial number masked.
+      type: dict
 problems:
   description: What stands between this Mac and RDMA; RV(ready) is false while any has severity C(error).
   returned: always
@@ -148,11 +169,13 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.macops.cluster.plugins.module_utils import _module_commands as commands
 from ansible_collections.macops.cluster.plugins.module_utils import _ibv_devices, _ibv_devinfo, _rdma_ctl, _rdma_readiness
-from ansible_collections.macops.cluster.plugins.module_utils._mac_facts import thunderbolt_ports
+from ansible_collections.macops.cluster.plugins.module_utils._mac_facts import build_mac, thunderbolt_ports
 from ansible_collections.macops.cluster.plugins.module_utils._networksetup import parse_hardware_ports
 from ansible_collections.macops.cluster.plugins.module_utils._parsing import ParseError
 from ansible_collections.macops.cluster.plugins.module_utils._sw_vers import parse_full, version_tuple
 from ansible_collections.macops.cluster.plugins.module_utils._system_profiler import (
+    HARDWARE,
+    SOFTWARE,
     THUNDERBOLT,
     parse_json,
     parse_thunderbolt,
@@ -204,7 +227,8 @@ def collect(module):
 
     # The reads are independent (ibv_devinfo aside, which only runs when devices exist): at once.
     rdma_ctl = commands.find_command(module, "rdma_ctl")
-    required = [[sw_vers], [system_profiler, "-json", THUNDERBOLT], [networksetup, "-listallhardwareports"]]
+    data_types = [HARDWARE, SOFTWARE, THUNDERBOLT] if module.params["mac_facts"] else [THUNDERBOLT]
+    required = [[sw_vers], [system_profiler, "-json"] + data_types, [networksetup, "-listallhardwareports"]]
     optional = [[rdma_ctl, "status"] if rdma_ctl else None, ibv_argv(module, "ibv_devices", [])]
     results = commands.run_parallel(module, required + optional)
     outputs = [commands.succeeded(module, argv, result) for argv, result in zip(required, results)]
@@ -223,7 +247,7 @@ def collect(module):
     tb_ports = _rdma_readiness.with_device_names(thunderbolt_ports(buses, hardware_ports), buses)
 
     readiness = _rdma_readiness.assess(rdma_status, versions["product_version"], min_macos, devices, devinfo, tb_ports)
-    return {
+    result = {
         "changed": False,
         "enabled": readiness["enabled"],
         "macos_version": versions["product_version"],
@@ -232,11 +256,14 @@ def collect(module):
         "ready": readiness["ready"],
         "problems": readiness["problems"] + tool_problems,
     }
+    if module.params["mac_facts"]:
+        result["ansible_facts"] = {"macops_mac": commands.parse(module, build_mac, profile, hardware_ports)}
+    return result
 
 
 def main():
     module = AnsibleModule(
-        argument_spec=dict(min_macos=dict(type="str", default="26.2")),
+        argument_spec=dict(min_macos=dict(type="str", default="26.2"), mac_facts=dict(type="bool", default=False)),
         supports_check_mode=True,
     )
     module.exit_json(**collect(module))

@@ -70,11 +70,25 @@ def test_bad_input_fails_before_any_change(ansible, first_run, bad, named):
     assert all(c["changed"] == 0 for c in counts.values())
 
 
-def test_homebrew_source_runs_brew_as_the_admin_user(ansible, first_run):
+def brew_calls_since(host, mark):
+    return [e for e in log_lines(host, "shim.log")[mark:] if e["argv"][0].endswith("brew")]
+
+
+def test_homebrew_source_installs_with_brew_as_the_admin_user_then_leaves_brew_alone(ansible, first_run):
     if ssh("mac1", "test -x /opt/homebrew/bin/brew", check=False).returncode != 0:
         pytest.skip("this lab has no /opt/homebrew/bin/brew (see roles/python_env/README.md)")
     _, _, tmp = first_run
+    # mac1 lacks Homebrew's interpreter (another test may have installed it already).
+    ssh("mac1", "/opt/homebrew/bin/brew uninstall python@3.12", check=False)
+    marks = {h: len(log_lines(h, "shim.log")) for h in HOSTS}
     _, facts, _ = converge(ansible, tmp, ["python_env"])
     assert facts["mac1"]["macops_python_env"]["interpreter"] == "/opt/homebrew/bin/python3.12"
-    brew_calls = [e for e in log_lines("mac1", "shim.log") if e["argv"][0].endswith("brew")]
-    assert brew_calls and all(e["uid"] != 0 for e in brew_calls)
+    assert facts["mac1"]["macops_python_env"]["version"].startswith("3.12.")
+    installs = [e for e in brew_calls_since("mac1", marks["mac1"]) if "install" in e["argv"]]
+    assert installs and all(e["uid"] != 0 for e in installs), installs
+
+    # Once the interpreter runs, Homebrew is not asked at all.
+    marks = {h: len(log_lines(h, "shim.log")) for h in HOSTS}
+    proc, _, counts = converge(ansible, tmp, ["python_env"])
+    assert {h: c["changed"] for h, c in counts.items()} == {h: 0 for h in HOSTS}, changed_tasks(proc.stdout)
+    assert {h: brew_calls_since(h, marks[h]) for h in HOSTS} == {h: [] for h in HOSTS}

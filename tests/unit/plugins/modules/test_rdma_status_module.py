@@ -123,3 +123,27 @@ def test_fails_cleanly(monkeypatch, capsys, mac, args, message):
     assert result["failed"] is True
     assert result["msg"].startswith(message)
     assert "exception" not in result
+
+
+def test_mac_facts_come_from_the_same_system_profiler_run(monkeypatch, capsys):
+    """mac_facts: one system_profiler run answers both the readiness and the facts, and the facts
+    are exactly what the system_profiler module publishes from the same output."""
+    from ansible_collections.macops.cluster.plugins.modules import system_profiler
+
+    full_profile = ["/usr/sbin/system_profiler", "-json", "SPHardwareDataType", "SPSoftwareDataType", "SPThunderboltDataType"]
+    mac = fake_mac()
+    del mac.outputs[tuple(PROFILE)]
+    mac.outputs[tuple(full_profile)] = ok("system_profiler/studio_m3_ultra.json")
+    result, calls = run_module(monkeypatch, capsys, rdma_status.main, {"mac_facts": True}, mac)
+    assert [call for call in calls if call[0].endswith("system_profiler")] == [full_profile]
+    assert result["ready"] is True
+
+    published, _calls = run_module(monkeypatch, capsys, system_profiler.main, {"set_facts": True}, FakeMac([
+        (full_profile, ok("system_profiler/studio_m3_ultra.json")),
+        (PORTS, ok("networksetup/listallhardwareports_studio.txt")),
+    ]))
+    assert result["ansible_facts"] == published["ansible_facts"]
+    assert result["ansible_facts"]["macops_mac"]["chip"] == "Apple M3 Ultra"
+
+    without, _calls = run_module(monkeypatch, capsys, rdma_status.main, {}, fake_mac())
+    assert "ansible_facts" not in without
