@@ -35,7 +35,8 @@ notes:
   - C(pfctl) runs from C(/sbin), since a non-interactive SSH session has a minimal C(PATH).
   - Fails when C(pfctl -s info) fails (without root it says C(Permission denied)) or prints no
     C(Status) line. A failing anchor read is not a failure; RV(anchor_rules) is then empty and
-    RV(anchor_error) says why (what pfctl prints for an anchor that does not exist is unconfirmed).
+    RV(anchor_error) says why, also as a warning (what pfctl prints for an anchor that does not exist is
+    unconfirmed).
   - The layout of C(pfctl -s info) beyond its C(Status) line is not read; it is taken from pfctl(8),
     not from a macOS 26 capture.
 seealso:
@@ -107,8 +108,9 @@ def collect(module):
     rules_argv = [pfctl, "-a", anchor, "-s", "rules"] if anchor else None
     info_result, rules_result = commands.run_parallel(module, [info_argv, rules_argv])
     if info_result[0] != 0:
-        module.fail_json(msg="`%s` failed with exit status %d: %s. pfctl needs root even to read: run this module "
-                             "with become." % (" ".join(info_argv), info_result[0], error_text(info_result)),
+        error = error_text(info_result)
+        hint = " pfctl needs root even to read: run this module with become." if "Permission denied" in error else ""
+        module.fail_json(msg="`%s` failed with exit status %d: %s.%s" % (" ".join(info_argv), info_result[0], error, hint),
                          rc=info_result[0], stdout=info_result[1], stderr=info_result[2])
     status = commands.parse(module, _pfctl.parse_info, info_result[1])
     rules, anchor_error = [], None
@@ -116,7 +118,11 @@ def collect(module):
         if rules_result[0] == 0:
             rules = _pfctl.parse_rules(rules_result[1])
         else:
+            # Shown on every run, so a cause that a reload does not cure never hides behind a
+            # task that only reports a change.
             anchor_error = "exit status %d: %s" % (rules_result[0], error_text(rules_result))
+            module.warn("`%s` failed (%s); counted as no rules loaded in anchor %s."
+                        % (" ".join(rules_argv), anchor_error, anchor))
     return {
         "changed": False,
         "enabled": status["enabled"],

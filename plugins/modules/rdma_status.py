@@ -25,6 +25,7 @@ description:
 author: macops.cluster team (@macops)
 extends_documentation_fragment:
   - macops.cluster.attributes
+  - macops.cluster.attributes.facts
 options:
   min_macos:
     description:

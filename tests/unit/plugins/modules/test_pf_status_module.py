@@ -1,5 +1,6 @@
 """macops.cluster.pf_status: main() against mocked pfctl runs."""
 import pytest
+from ansible.module_utils import basic
 from fixture_files import read_fixture
 from module_harness import FakeMac, run_module
 
@@ -37,9 +38,15 @@ def test_enabled_with_the_anchor_loaded_in_one_run(monkeypatch, capsys, check_mo
      "exit status 1: pfctl: DIOCGETRULES: Invalid argument"),
 ])
 def test_what_needs_a_reload(monkeypatch, capsys, info, rules, enabled, rule_count, error):
+    warned = []
+    monkeypatch.setattr(basic.AnsibleModule, "warn", lambda module, text: warned.append(text))
     result, _calls = run_module(monkeypatch, capsys, pf_status.main, {"anchor": "macops"}, mac(info, rules))
     assert result.get("failed") is None, result.get("msg")
     assert (result["enabled"], len(result["anchor_rules"]), result["anchor_error"]) == (enabled, rule_count, error)
+    # A failing anchor read is shown on every run, not only counted as "no rules".
+    assert warned == ([
+        "`/sbin/pfctl -a macops -s rules` failed (%s); counted as no rules loaded in anchor macops." % error
+    ] if error else [])
 
 
 def test_status_only_without_an_anchor(monkeypatch, capsys):
@@ -54,6 +61,7 @@ def test_status_only_without_an_anchor(monkeypatch, capsys):
     ({"anchor": "macops"}, mac(info=(0, "pf enabled\n", "")), "cannot parse the output of `pfctl -s info`"),
     ({"anchor": " "}, mac(), "anchor must be an anchor name"),
     ({}, FakeMac([], installed=[]), "pfctl not found in /sbin or PATH"),
+    # No root hint unless pfctl said so.
     ({}, mac(info=(1, "", "")), "`/sbin/pfctl -s info` failed with exit status 1: no output."),
 ])
 def test_fails_cleanly(monkeypatch, capsys, args, fake, message):
