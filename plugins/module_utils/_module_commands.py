@@ -28,6 +28,7 @@ SYSTEM_DIRS = {
     "route": ["/sbin"],
     "ping": ["/sbin"],
     "pfctl": ["/sbin"],
+    "launchctl": ["/bin"],
     "PlistBuddy": ["/usr/libexec"],
 }
 

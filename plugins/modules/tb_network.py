@@ -29,7 +29,10 @@ description:
     read first (RV(state_found) tells whether the plan was applied before) and replaced when
     O(state_file.content) differs, after the network changes succeeded.
   - With O(address_reset_daemons), reports which of these LaunchDaemons, known to put Thunderbolt
-    services back on DHCP, are installed (RV(address_reset_daemons)); it does not touch them.
+    services back on DHCP, are installed (RV(address_reset_daemons)) and which of those launchd has
+    loaded (RV(address_reset_daemons_loaded)); it does not touch them. An installed one explains lost
+    addresses; only a loaded one will reset them again (the exo role's guard disables and boots out
+    exo's, leaving the plist in place).
 author: macops.cluster team (@macops)
 extends_documentation_fragment:
   - macops.cluster.attributes
@@ -102,6 +105,9 @@ options:
     description:
       - LaunchDaemon plists of tools known to reset Thunderbolt addresses (exo's
         C(/Library/LaunchDaemons/io.exo.networksetup.plist)); the ones that exist are returned.
+      - For each that exists, the job is the plist's C(Label) (the file name without C(.plist) when the
+        plist cannot be read); it counts as loaded when C(launchctl print system/LABEL) exits 0, as the exo
+        role's guard judges it.
     type: list
     elements: path
     default: []
@@ -182,11 +188,19 @@ address_reset_daemons:
   type: list
   elements: str
   sample: ["/Library/LaunchDaemons/io.exo.networksetup.plist"]
+address_reset_daemons_loaded:
+  description: The paths of RV(address_reset_daemons) whose job launchd has loaded.
+  returned: always
+  type: list
+  elements: str
+  sample: []
 """
 
 import errno
 import os
+import plistlib
 import tempfile
+from xml.parsers.expat import ExpatError
 
 from ansible.module_utils.basic import AnsibleModule
 
@@ -287,6 +301,28 @@ def record_state(module, spec, previous):
     return module.set_mode_if_different(path, spec["mode"], changed)
 
 
+def daemon_label(path):
+    """A LaunchDaemon plist's Label; its file name without .plist when the plist cannot be read."""
+    try:
+        with open(path, "rb") as handle:
+            label = plistlib.load(handle).get("Label")
+    except (OSError, ValueError, AttributeError, ExpatError):
+        label = None
+    if isinstance(label, str) and label:
+        return label
+    name = os.path.basename(path)
+    return name[:-len(".plist")] if name.endswith(".plist") else name
+
+
+def loaded_daemons(module, installed):
+    """The plists among `installed` whose job launchd has loaded (`launchctl print` exits 0)."""
+    if not installed:
+        return []
+    launchctl = commands.require_command(module, "launchctl")
+    results = commands.run_parallel(module, [[launchctl, "print", "system/" + daemon_label(path)] for path in installed])
+    return [path for path, result in zip(installed, results) if result[0] == 0]
+
+
 def main():
     module = AnsibleModule(
         argument_spec=dict(
@@ -325,6 +361,7 @@ def main():
     if state_file:
         result["before"]["state_file"] = state_view(previous)
         result["after"]["state_file"] = state_file["content"]
+    daemons = [path for path in module.params["address_reset_daemons"] if os.path.exists(path)]
     module.exit_json(
         changed=bool(result["steps"]) or state_changed,
         commands=result["steps"],
@@ -333,7 +370,8 @@ def main():
         bridge_removed=result["bridge_removed"],
         state_found=previous is not None,
         state_changed=state_changed,
-        address_reset_daemons=[path for path in module.params["address_reset_daemons"] if os.path.exists(path)],
+        address_reset_daemons=daemons,
+        address_reset_daemons_loaded=loaded_daemons(module, daemons),
         diff={"before": result["before"], "after": result["after"]},
     )
 

@@ -58,6 +58,9 @@ def test_bridge_back_addresses_reset_and_a_tb4_cable_warn_and_converge(site, fau
     assert [p["host"] for p in bridge] == ["mac2"] and bridge[0]["fix"]
     reset = problems_of(model, "tb_address_reset")
     assert {p["host"] for p in reset} == {"mac3"} and all("io.exo.networksetup" in p["fix"] for p in reset)
+    # exo's guard disabled and booted out that daemon before the network step: its plist is still
+    # there (it explains the reset above), but it will not reset anything again, so no warning.
+    assert problems_of(model, "tb_exo_networksetup_daemon") == []
     slow = problems_of(model, "tb_link_tb4_speed")
     assert len(slow) == 1 and {slow[0]["host"], slow[0]["peer_host"]} == {"mac1", "mac4"} and slow[0]["fix"]
     # and the people reading the run see them at its end
@@ -68,6 +71,20 @@ def test_bridge_back_addresses_reset_and_a_tb4_cable_warn_and_converge(site, fau
     for device, end in plan["hosts"]["mac3"].items():
         assert "inet %s netmask 0xfffffffc" % end["ip"] in ssh("mac3", "/sbin/ifconfig %s" % device).stdout
     assert ssh("mac3", "sudo -n /bin/launchctl print system/io.exo.networksetup", check=False).returncode != 0
+
+
+def test_exo_daemon_left_loaded_is_named_until_the_guard_disables_it(site, faults):
+    maclab("fault", "ip-reset", "mac4")  # installs and starts exo's io.exo.networksetup daemon
+    # Without exo's guard (tag exo skipped) the daemon stays loaded and resets mac4's addresses again
+    # right after they are applied, so the links to mac4 fail; the network step names the daemon.
+    proc = site("--tags", "thunderbolt_network", "--skip-tags", "exo", check=False)
+    assert proc.returncode != 0
+    assert "mac4: exo's io.exo.networksetup LaunchDaemon is loaded FIX: " in proc.stdout
+    assert "launchctl disable system/io.exo.networksetup" in proc.stdout
+    # With the guard, which disables and boots it out first (its plist stays): no more warning.
+    site("--tags", "thunderbolt_network")
+    assert problems_of(report(site), "tb_exo_networksetup_daemon") == []
+    assert ssh("mac4", "sudo -n /bin/launchctl print system/io.exo.networksetup", check=False).returncode != 0
 
 
 def test_rdma_off_with_rdma_required_stops_every_node_before_any_change(site, faults):

@@ -1,6 +1,7 @@
 """macops.cluster.tb_network and tb_link_check against mocked macOS commands."""
 import json
 import os
+import plistlib
 import stat
 
 from ansible.plugins.filter.core import to_nice_json
@@ -157,15 +158,39 @@ def test_state_file_not_written_when_a_network_change_fails(monkeypatch, capsys,
     assert not path.exists()
 
 
-def test_address_reset_daemons_that_exist_are_reported(monkeypatch, capsys, tmp_path):
-    daemon = tmp_path / "io.exo.networksetup.plist"
-    daemon.write_text("<plist/>")
+def test_address_reset_daemons_installed_and_loaded(monkeypatch, capsys, tmp_path):
+    # exo's daemon, loaded; another tool's, installed but disabled and booted out (launchctl: 113);
+    # one whose plist cannot be read (its label is then the file name), loaded; one not installed.
+    loaded = tmp_path / "io.exo.networksetup.plist"
+    loaded.write_bytes(plistlib.dumps({"Label": "io.exo.networksetup", "ProgramArguments": ["/bin/true"]}))
+    booted_out = tmp_path / "com.example.resetter.plist"
+    booted_out.write_bytes(plistlib.dumps({"Label": "com.example.resetter-job"}))
+    unreadable = tmp_path / "org.example.broken.plist"
+    unreadable.write_text("<plist")
     missing = str(tmp_path / "org.example.other.plist")
-    result, _calls = run_module(monkeypatch, capsys, tb_network.main,
-                                {"services": [], "bridge": "keep", "order": False,
-                                 "address_reset_daemons": [str(daemon), missing]}, network_untouched())
-    assert result["address_reset_daemons"] == [str(daemon)]
+    mac = network_untouched()
+    mac.outputs.update({
+        ("/bin/launchctl", "print", "system/io.exo.networksetup"): (0, "system/io.exo.networksetup = {\n", ""),
+        ("/bin/launchctl", "print", "system/com.example.resetter-job"):
+            (113, "", "Could not find service \"com.example.resetter-job\" in domain for system\n"),
+        ("/bin/launchctl", "print", "system/org.example.broken"): (0, "system/org.example.broken = {\n", ""),
+    })
+    result, calls = run_module(monkeypatch, capsys, tb_network.main,
+                               {"services": [], "bridge": "keep", "order": False,
+                                "address_reset_daemons": [str(loaded), str(booted_out), str(unreadable), missing]}, mac)
+    assert result["address_reset_daemons"] == [str(loaded), str(booted_out), str(unreadable)]
+    assert result["address_reset_daemons_loaded"] == [str(loaded), str(unreadable)]
     assert result["changed"] is False and result["state_found"] is False
+    assert len([call for call in calls if call[0] == "/bin/launchctl"]) == 3
+
+
+def test_no_daemon_installed_asks_launchd_nothing(monkeypatch, capsys, tmp_path):
+    result, calls = run_module(monkeypatch, capsys, tb_network.main,
+                               {"services": [], "bridge": "keep", "order": False,
+                                "address_reset_daemons": [str(tmp_path / "io.exo.networksetup.plist")]},
+                               network_untouched())
+    assert (result["address_reset_daemons"], result["address_reset_daemons_loaded"]) == ([], [])
+    assert not [call for call in calls if "launchctl" in call[0]]
 
 
 ROUTE = "/sbin/route"
