@@ -117,6 +117,7 @@ from urllib.request import ProxyHandler, build_opener
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.macops.cluster.plugins.module_utils import _module_commands as commands
 from ansible_collections.macops.cluster.plugins.module_utils._exo_health import (
     failure_message, installed_version, launchd_state, node_count, problem, sees_enough)
 
@@ -179,9 +180,7 @@ def main():
         supports_check_mode=True,
     )
     params = module.params
-    launchctl = module.get_bin_path("launchctl", opt_dirs=["/bin"])
-    if launchctl is None:
-        module.fail_json(msg="launchctl not found in /bin or PATH: this module runs on macOS only")
+    launchctl = commands.require_command(module, "launchctl")
     # 113: launchd knows no such job (not loaded); whatever else fails also means not running.
     rc, stdout, dummy = module.run_command([launchctl, "print", "system/" + params["label"]])
     loaded = rc == 0
