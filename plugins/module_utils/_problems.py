@@ -1,0 +1,322 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+# PRIVATE to the collection: the one problem shape and the registry of every problem code.
+# Stdlib only, Python 3.9: node modules and controller plugins both import it.
+"""Every finding of the collection, whoever finds it, is one `problem()` with a registered code.
+
+A problem is a dict with exactly these keys (``PROBLEM_KEYS``):
+
+- ``code``: a stable string from ``REGISTRY`` (CI and AWX gate on it: never rename one);
+- ``severity``: ``error``, ``warning`` or ``info``; the registry's unless the finder says otherwise;
+- ``host``, ``port``, ``peer``: where it is (None where it does not apply);
+- ``message``: what is wrong, here, in one or two sentences;
+- ``fix``: what to do about it (a command, or the Recovery or GUI steps where only a person can act);
+- ``details``: a dict of machine-readable extras (``link_id``, sizes, versions), possibly empty.
+
+``docs/problems.md`` is generated from ``REGISTRY`` (``scripts/problems_doc.py``); a unit test fails
+when it is stale. ``problem()`` refuses a code the registry lacks, so an unregistered code fails
+the unit or end-to-end run that emits it.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+ERROR = "error"
+WARNING = "warning"
+INFO = "info"
+SEVERITIES = (ERROR, WARNING, INFO)
+
+PROBLEM_KEYS = ("code", "severity", "host", "port", "peer", "message", "fix", "details")
+
+
+class UnknownProblemCode(ValueError):
+    """A finder used a code that REGISTRY does not list (a bug in the collection, not in the cluster)."""
+
+
+def _code(severity, area, meaning, fix):
+    return {"severity": severity, "area": area, "meaning": meaning, "fix": fix}
+
+
+# code -> severity (the usual one), area (which part of the collection finds it), meaning (what it
+# says about the cluster) and fix (the generic remedy; a finder's own fix is more specific).
+REGISTRY = {
+    # Inputs: found by the first step of every playbook, before anything connects.
+    "input_invalid": _code(
+        ERROR, "inputs",
+        "A variable has a value its argument spec or its role's rules do not allow (wrong type, unknown "
+        "choice, out of range, malformed address).",
+        "Set the variable named in the message to an allowed value (group_vars, host_vars, -e or the AWX "
+        "survey) and run again."),
+    "input_unknown_variable": _code(
+        ERROR, "inputs",
+        "A variable is named like one of the collection's (macops_* or a role's prefix) but no role knows "
+        "it: most often a typo, which would otherwise be ignored and the default used.",
+        "Rename it to the variable the message suggests, or remove it."),
+    "input_inventory": _code(
+        ERROR, "inputs",
+        "The inventory itself cannot describe a cluster: the group 'macs' is empty or too large, or two "
+        "hosts share a management address.",
+        "Put every node of the cluster, and nothing else, in the group 'macs', each with its own "
+        "ansible_host."),
+    # Preflight: the per-node checks before any change (roles/preflight/tasks/checks.yml).
+    "macos_too_old": _code(
+        ERROR, "preflight",
+        "The Mac runs a macOS older than the cluster needs (RDMA over Thunderbolt arrived in macOS 26.2; "
+        "rdma_status reports it too).",
+        "Update the Mac in System Settings > General > Software Update (it needs the owner's password, not "
+        "SSH), with the identical build on every node, then run again."),
+    "macos_build_mismatch": _code(
+        ERROR, "preflight",
+        "The Mac's macOS build differs from the build most nodes run (tie: the newer); exo and RDMA need the "
+        "identical build everywhere. Preflight and the topology planner both check it.",
+        "Bring the Mac to the majority build named in the message (same version, same beta or Rapid "
+        "Security Response), or update every node to one newer build."),
+    "memory_too_small": _code(
+        ERROR, "preflight",
+        "The Mac has less unified memory than preflight_min_memory_gb.",
+        "Take the Mac out of the group 'macs', or lower preflight_min_memory_gb if you accept that MLX may "
+        "freeze it."),
+    "disk_space_low": _code(
+        ERROR, "preflight",
+        "The boot volume has less free space than preflight_min_free_disk_gb.",
+        "Free space (old models in ~/.exo/models or ~/.cache/huggingface, local Time Machine snapshots: "
+        "`tmutil listlocalsnapshots /`), then run again."),
+    "filevault_on": _code(
+        ERROR, "preflight",
+        "FileVault is on: after a plain reboot the Mac waits at the pre-boot unlock screen and does not come "
+        "back on the network (a warning when preflight_filevault_allowed is true).",
+        "Reboot only with `sudo fdesetup authrestart` (reboot-cluster.yml does), or turn FileVault off in "
+        "System Settings > Privacy & Security > FileVault."),
+    "remote_login_off": _code(
+        ERROR, "preflight",
+        "Remote Login (SSH) is off: the current connection may be the last one.",
+        "Turn on System Settings > General > Sharing > Remote Login, or run "
+        "`sudo systemsetup -setremotelogin on` on the Mac."),
+    # Topology: the controller's plan from every node's Thunderbolt facts (plugins/plugin_utils/_topology.py).
+    "tb_peer_unknown": _code(
+        WARNING, "topology",
+        "A cabled Thunderbolt port's peer matches no port of any inventory host: a Mac outside the "
+        "inventory, a hub or dock, or a non-Mac device.",
+        "Add that Mac to the inventory and gather its facts, or cable the Macs directly with a Thunderbolt 5 "
+        "cable, or unplug the device."),
+    "tb_loopback_cable": _code(
+        ERROR, "topology",
+        "A cable joins two ports of the same Mac; a loop carries no cluster traffic.",
+        "Unplug one end and connect it to another Mac."),
+    "tb_link_asymmetric": _code(
+        ERROR, "topology",
+        "The two ends of a cable disagree about their peer (stale facts or a bad cable).",
+        "Re-seat the cable at both ends and gather facts again; if it persists, replace the cable."),
+    "tb_link_speed_unknown": _code(
+        WARNING, "topology",
+        "Neither end of a cable reports a link speed, so it cannot be checked for Thunderbolt 5.",
+        "Gather facts again once the link is up; a live Thunderbolt 5 link shows 80 Gb/s."),
+    "tb_link_tb4_speed": _code(
+        ERROR, "topology",
+        "A link runs below min_link_gbps (80 Gb/s): a Thunderbolt 4/3 cable or port is in the path and it "
+        "cannot carry RDMA (rdma_status reports it as a warning: the link still serves TCP).",
+        "Use a Thunderbolt 5 cable between Thunderbolt 5 ports on both Macs (the link must show 80 Gb/s)."),
+    "tb_port_next_to_ethernet": _code(
+        ERROR, "topology",
+        "A cable is on the Mac Studio's Thunderbolt 5 port next to the Ethernet port (receptacle 1, en2), "
+        "which cannot do RDMA (exo: rdma_en2). The planner and rdma_status both find it.",
+        "Move the cable to another Thunderbolt 5 port of the Mac Studio (receptacles 2-6, en3-en7)."),
+    "tb_duplicate_cable": _code(
+        WARNING, "topology",
+        "A pair of Macs has a second cable; the plan uses one for MLX and gives the other an address only.",
+        "Unplug the second cable, or move it to a pair of Macs that has no cable yet."),
+    "tb_mesh_missing_pair": _code(
+        WARNING, "topology",
+        "A pair of Macs has no cable between them, so there is no full mesh and no jaccl hostfile (info when "
+        "the declared cabling leaves the pair out on purpose).",
+        "Connect the free ports the message names, or, when a Mac has no free port, use a ring (jaccl-ring)."),
+    "tb_cabling_differs": _code(
+        ERROR, "topology",
+        "The declared cabling (macops_tb_declared_cabling) and the cables found differ: a missing, extra, "
+        "swapped or moved cable, or a declared host without facts.",
+        "Connect, unplug or move the plug the message names, or correct the declared cabling."),
+    "tb_address_renumbered": _code(
+        INFO, "topology",
+        "A cable's previous /30 subnet could not be kept (not a /30, outside the pool, claimed twice), so it "
+        "gets a new one.",
+        "Nothing to do: the plan re-addresses both ends of the cable."),
+    "tb_pool_overlaps_control": _code(
+        ERROR, "topology",
+        "A management address lies inside the Thunderbolt address pool; routes to the cables would capture "
+        "management traffic.",
+        "Choose a macops_tb_address_pool that contains no management address."),
+    "mlx_ring_unavailable": _code(
+        ERROR, "topology",
+        "No ring or jaccl-ring hostfile: the cables form no cycle through every Mac (info for one Mac).",
+        "Cable every Mac to the next one and the last back to the first."),
+    "mlx_jaccl_unavailable": _code(
+        WARNING, "topology",
+        "No jaccl hostfile: the cables are not a full mesh (an error when there is no ring either), or a "
+        "cabled port has no BSD interface.",
+        "Add the cables tb_mesh_missing_pair lists, or check `networksetup -listallhardwareports` and "
+        "gather facts again."),
+    "mlx_no_control_ip": _code(
+        ERROR, "topology",
+        "Rank 0 of a JACCL hostfile has no management address, and JACCL uses it as the coordinator.",
+        "Give the host an IPv4 ansible_host (its control_ip)."),
+    # RDMA: macops.cluster.rdma_status on each node (plugins/module_utils/_rdma_readiness.py).
+    "rdma_ctl_missing": _code(
+        ERROR, "rdma",
+        "rdma_ctl is not installed: the macOS release predates RDMA over Thunderbolt.",
+        "Update macOS (identical build on every node), then enable RDMA in Recovery."),
+    "rdma_disabled": _code(
+        ERROR, "rdma",
+        "RDMA over Thunderbolt is disabled (`rdma_ctl status`); only macOS Recovery can enable it.",
+        "In macOS Recovery (hold the power button, Options, Utilities > Terminal) run `rdma_ctl enable`, "
+        "then reboot."),
+    "rdma_status_unknown": _code(
+        ERROR, "rdma",
+        "`rdma_ctl status` failed or printed something other than enabled/disabled.",
+        "Run `rdma_ctl status` on the Mac and read its output; if it says disabled, enable RDMA in Recovery."),
+    "rdma_device_missing": _code(
+        ERROR, "rdma",
+        "A cabled Thunderbolt port has no rdma_<interface> device in `ibv_devices`.",
+        "Check that the port is Thunderbolt 5 and RDMA is enabled; reboot if RDMA was enabled after the "
+        "last boot."),
+    "rdma_port_down": _code(
+        ERROR, "rdma",
+        "A cabled port's RDMA device is not PORT_ACTIVE: the peer has RDMA off, the cable is not a working "
+        "Thunderbolt 5 cable, or the port is still in bridge0.",
+        "Check `rdma_ctl status` on the peer, remove the port from the Thunderbolt Bridge, reseat or replace "
+        "the cable."),
+    "rdma_no_ipv4_gid": _code(
+        ERROR, "rdma",
+        "An RDMA port has no IPv4-mapped GID because its interface has no IPv4 address; MLX JACCL needs one.",
+        "Run the thunderbolt_network role (it gives every cable's ports their planned addresses)."),
+    "tb_no_cabled_ports": _code(
+        WARNING, "rdma",
+        "No Thunderbolt port of the Mac has a device attached, so no RDMA link can form.",
+        "Cable the Mac to its peers with Thunderbolt 5 cables (see the cabling plan)."),
+    "rdma_tool_failed": _code(
+        WARNING, "rdma",
+        "`ibv_devices` or `ibv_devinfo` failed or printed something unreadable; the ports are not checked.",
+        "Run the command the message names on the Mac by hand; reboot if RDMA was just enabled."),
+    # Thunderbolt network: tb_link_check and the thunderbolt_network role's drift checks.
+    "tb_link_no_reply": _code(
+        ERROR, "thunderbolt_network",
+        "A planned peer did not answer pings over its own cable.",
+        "Reseat or replace the cable, check that the peer is up with its planned address, and that no "
+        "Thunderbolt Bridge holds either port."),
+    "tb_link_wrong_interface": _code(
+        ERROR, "thunderbolt_network",
+        "A planned peer is reached through another interface than its own cable.",
+        "Check the port's address (`networksetup -getinfo` of its service) and that no other service holds "
+        "an address in the same /30; run the thunderbolt_network role again."),
+    "tb_default_route_over_thunderbolt": _code(
+        ERROR, "thunderbolt_network",
+        "The default route goes through a Thunderbolt interface.",
+        "Remove the router from the Thunderbolt service and put the management service first in the "
+        "service order."),
+    "tb_bridge_returned": _code(
+        WARNING, "thunderbolt_network",
+        "The Thunderbolt Bridge came back since the last run (enabled service, bridge0 defined or live); "
+        "it was removed again.",
+        "Nothing to do once; if it keeps coming back, find what re-creates it (the exo app, a configuration "
+        "profile, a restored network location)."),
+    "tb_address_reset": _code(
+        WARNING, "thunderbolt_network",
+        "Thunderbolt services had lost their planned addresses since the last run; they were applied again.",
+        "Find what changes Thunderbolt services (a location switch, an MDM profile, exo's networksetup "
+        "daemon) and stop it."),
+    "tb_exo_networksetup_daemon": _code(
+        WARNING, "thunderbolt_network",
+        "exo's io.exo.networksetup LaunchDaemon is loaded; it resets Thunderbolt services to DHCP.",
+        "Run the exo role (its guard disables the daemon), or `sudo launchctl bootout "
+        "system/io.exo.networksetup` and `sudo launchctl disable system/io.exo.networksetup`."),
+    # Reboot: the checks after reboot-cluster.yml (roles/cluster_reboot).
+    "reboot_node_not_back": _code(
+        ERROR, "reboot",
+        "The node went down and did not come back within cluster_reboot_timeout.",
+        "Look at the Mac (a FileVault unlock screen, a kernel panic, a macOS update), power it on, then run "
+        "reboot-cluster.yml again."),
+    "reboot_command_failed": _code(
+        ERROR, "reboot",
+        "The node could not be rebooted: the reboot command failed and the node never went down.",
+        "Check sudo for the Ansible user (shutdown needs root) and run again."),
+    "reboot_boot_session_unchanged": _code(
+        ERROR, "reboot",
+        "The node answered after the reboot with its old boot session: it did not reboot.",
+        "Read /var/log/system.log on the Mac and reboot it by hand."),
+    "reboot_wired_limit_not_applied": _code(
+        ERROR, "reboot",
+        "After the reboot iogpu.wired_limit_mb differs from what the gpu_memory LaunchDaemon sets at boot.",
+        "Read `sudo launchctl print system/org.macops.gpu-memory` (its last exit code), then run site.yml "
+        "--tags gpu_memory."),
+    "reboot_rdma_not_ready": _code(
+        ERROR, "reboot",
+        "RDMA is not ready after the reboot although it is required or was ready before.",
+        "Apply the fixes of the rdma_status problems the message lists."),
+    "reboot_exo_unhealthy": _code(
+        ERROR, "reboot",
+        "exo is not healthy after the reboot (not running, API silent, or nodes missing from /state).",
+        "Read /Library/Logs/macops/exo.log; `sudo launchctl kickstart -k system/org.macops.exo`."),
+    # Report: what the report derives from the nodes' data (plugins/plugin_utils/_report_model.py).
+    "node_unreachable": _code(
+        ERROR, "report",
+        "The node could not be reached, so nothing on it was checked.",
+        "Check that the Mac is powered on and answers `ssh <host>` from the controller, then run again."),
+    "node_facts_missing": _code(
+        WARNING, "report",
+        "No facts were collected from the node: its hardware, cabling and versions are not checked.",
+        "Run the playbook again without --limit or tags that skip fact gathering."),
+    "service_not_running": _code(
+        WARNING, "report",
+        "A service the collection runs (exo) is not running.",
+        "Read the service's log on the node, then run the playbook again to restart it."),
+    "check_failed": _code(
+        ERROR, "report",
+        "A check without a code of its own failed (for example the MLX all_sum smoke test).",
+        "Run the playbook again with -v and read the check's output on the node."),
+    "gpu_wired_limit_differs": _code(
+        WARNING, "report",
+        "The live GPU wired memory limit differs from the plan (iogpu.wired_limit_mb does not survive a "
+        "reboot).",
+        "Run the playbook again (--tags gpu_memory) to set it."),
+    "software_version_mismatch": _code(
+        WARNING, "report",
+        "python, mlx, mlx_lm or exo differ between nodes; the node runs a version off the majority (tie: "
+        "the newer).",
+        "Pin the same version for every node and run the playbook again."),
+    "report_no_nodes": _code(
+        ERROR, "report",
+        "The report has no nodes: no facts reached it.",
+        "Check that the inventory group 'macs' lists the Macs and that the play ran on them."),
+    "problem_unregistered": _code(
+        ERROR, "report",
+        "The report received a finding that is not a problem in the one shape or whose code the registry "
+        "lacks: a bug in the collection (or a caller's report_problems), reported instead of dropped.",
+        "Report it as a bug with the details; build every problem with problem() or the "
+        "macops.cluster.problem filter, with a code from docs/problems.md."),
+}
+
+
+def problem(code, message, fix=None, host=None, port=None, peer=None, severity=None, details=None):
+    """One finding in the one shape; ``fix`` and ``severity`` default to the registry's."""
+    entry = REGISTRY.get(code)
+    if entry is None:
+        raise UnknownProblemCode("problem code %r is not in the registry (plugins/module_utils/_problems.py)" % (code,))
+    severity = severity or entry["severity"]
+    if severity not in SEVERITIES:
+        raise ValueError("problem %s: severity %r is not one of %s" % (code, severity, ", ".join(SEVERITIES)))
+    return {
+        "code": code,
+        "severity": severity,
+        "host": None if host is None else str(host),
+        "port": None if port is None else str(port),
+        "peer": None if peer is None else str(peer),
+        "message": str(message),
+        "fix": str(fix or entry["fix"]),
+        "details": dict(details or {}),
+    }
+
+
+def is_problem(value):
+    """True for a dict in the one shape with a registered code (what the report accepts)."""
+    return isinstance(value, dict) and set(value) == set(PROBLEM_KEYS) and value.get("code") in REGISTRY \
+        and value.get("severity") in SEVERITIES
