@@ -18,7 +18,11 @@ THUNDERBOLT_PORT_NAME = "Thunderbolt %d"
 
 
 def thunderbolt_ports(buses, hardware_ports):
-    """Parsed Thunderbolt buses + hardware ports -> the ``thunderbolt_ports`` list."""
+    """Parsed Thunderbolt buses + hardware ports -> the ``thunderbolt_ports`` list.
+
+    The interface comes from the hardware port named after the receptacle, never from arithmetic
+    on ``enN``: on an M5 Max MacBook Pro Thunderbolt 1/2/3 are en1/en6/en2 (macos-commands.md,
+    corrections)."""
     devices = device_by_port_name(hardware_ports)
     return [
         {
@@ -31,6 +35,7 @@ def thunderbolt_ports(buses, hardware_ports):
             "link": bus["link"],
             "connected": bus["connected"],
             "peer": bus["peer"],
+            "devices": bus["devices"],
         }
         for bus in buses
     ]
@@ -56,6 +61,7 @@ def build_mac(profiler_data, hardware_ports, unmask_serial=False):
         "cores_total": hardware.get("cores_total"),
         "cores_performance": hardware.get("cores_performance"),
         "cores_efficiency": hardware.get("cores_efficiency"),
+        "cores_note": hardware.get("cores_note"),
         "macos_version": software.get("macos_version"),
         "macos_build": software.get("macos_build"),
         "kernel": software.get("kernel"),

@@ -3,9 +3,17 @@
 # Stdlib only, Python 3.9.
 """Parse ``system_profiler -json <types>`` and the text form of two data types.
 
-Formats: macos-commands.md sections 1 (SPThunderboltDataType) and 9 (SPHardwareDataType).
-SPSoftwareDataType, SPMemoryDataType and SPNetworkDataType are not in the research; their key
-names below are written from memory of real Macs and are **unconfirmed**.
+Formats: macos-commands.md sections 1 (SPThunderboltDataType) and 9 (SPHardwareDataType), and its
+"Corrections from outputs captured on real Macs (2026-12)", which win where they differ:
+``number_processors`` may be an integer or a four-field string in more than one layout, a bus's
+``_items`` may be drives and docks (see `_thunderbolt_items`), ``link_status_key`` has more codes
+than ``0x2``/``0x100``, and text core counts may be lower case. SPSoftwareDataType,
+SPMemoryDataType and SPNetworkDataType are not in the research; their key names below are
+written from memory of real Macs and are **unconfirmed**.
+
+A value of an unexpected type or layout is read where it can be; otherwise the parser raises
+`ParseError` naming the command and the field (a module turns it into a clean failure), or, for
+a field nothing depends on (the core split), leaves it None and says why in ``cores_note``.
 
 Every ``parse_*`` function for a JSON data type takes the list stored under that type's key
 (``data["SPThunderboltDataType"]``) as returned by `parse_json`.
@@ -19,6 +27,11 @@ import json
 import re
 
 from ansible_collections.macops.cluster.plugins.module_utils._parsing import ParseError, require_text
+from ansible_collections.macops.cluster.plugins.module_utils._thunderbolt_items import (
+    classify_json,
+    classify_text,
+    text_value,
+)
 
 JSON_COMMAND = "system_profiler -json"
 THUNDERBOLT_TEXT_COMMAND = "system_profiler SPThunderboltDataType"
@@ -32,22 +45,23 @@ NETWORK = "SPNetworkDataType"
 
 LINK_UP = "up"
 LINK_DOWN = "down"
-# link_status_key: "0x2" = a device is connected and the link trained, "0x100" = nothing attached.
+# The receptacle status decides first (real captures: a connected 80 Gb/s dock port shows link
+# code 0x4, idle dock ports 0x7); the link code only when the status is missing or unknown:
+# "0x2" = a device is connected and the link trained, "0x100" = nothing attached.
+_RECEPTACLE_STATUS = {"receptacle_connected": LINK_UP, "receptacle_no_devices_connected": LINK_DOWN}
+_TEXT_STATUS = {"device connected": LINK_UP, "no devices connected": LINK_DOWN, "no device connected": LINK_DOWN}
 _LINK_STATUS = {"0x2": LINK_UP, "0x100": LINK_DOWN}
-_RECEPTACLE_CONNECTED = "receptacle_connected"
-_TEXT_CONNECTED = "Device connected"
-# The peer advertises the Thunderbolt XD service with this protocol id when its RDMA is on
-# ("Service Key: rdma" in the text form); one capture showed only the RDMA-enabled side doing so.
-RDMA_SERVICE_PROTOCOL_ID = 64087
-_TEXT_RDMA_SERVICE_KEY = "rdma"
 
 _BUS_NAME = re.compile(r"^thunderboltusb4_bus_(\d+)$")
 _TEXT_BUS = re.compile(r"^Thunderbolt/USB4 Bus (\d+)$")
+# Intel / Thunderbolt 3 Macs title their buses `Thunderbolt Bus 0:`: not a TB5 cluster node.
+_TEXT_TB3_BUS = re.compile(r"^Thunderbolt Bus \d+$")
 _SPEED = re.compile(r"(\d+(?:\.\d+)?)\s*Gb/s")
 _SIZE = re.compile(r"^(\d+(?:\.\d+)?)\s*(KB|MB|GB|TB)$")
 _SIZE_FACTORS = {"KB": 1024, "MB": 1024 ** 2, "GB": 1024 ** 3, "TB": 1024 ** 4}
 _PROCESSORS = re.compile(r"^proc\s+(\d+(?::\d+)*)$")
-_TEXT_CORES = re.compile(r"^(\d+)(?:\s*\((\d+) Performance and (\d+) Efficiency\))?$")
+_TEXT_CORES = re.compile(r"^(\d+)(?:\s*\((\d+) Performance and (\d+) Efficiency\))?$", re.IGNORECASE)
+_TEXT_CORES_TOTAL = re.compile(r"^(\d+)\b")
 _OS_VERSION = re.compile(r"^(?P<name>.*?)\s*(?P<version>\d+(?:\.\d+){0,2})\s*\((?P<build>[0-9A-Za-z]+)\)$")
 
 
@@ -73,19 +87,20 @@ def parse_hardware(items):
     """SPHardwareDataType -> chip, model_id, model_name, model_number, memory_bytes, cores_*,
     serial_number, platform_uuid, boot_rom_version."""
     overview = _single_item(HARDWARE, items)
-    total, performance, efficiency = _processor_counts(overview.get("number_processors"))
+    total, performance, efficiency, note = _processor_counts(overview.get("number_processors"))
     return {
-        "chip": overview.get("chip_type"),
-        "model_id": overview.get("machine_model"),
-        "model_name": overview.get("machine_name"),
-        "model_number": overview.get("model_number"),
+        "chip": text_value(overview.get("chip_type")),
+        "model_id": text_value(overview.get("machine_model")),
+        "model_name": text_value(overview.get("machine_name")),
+        "model_number": text_value(overview.get("model_number")),
         "memory_bytes": _size_bytes(HARDWARE, overview.get("physical_memory")),
         "cores_total": total,
         "cores_performance": performance,
         "cores_efficiency": efficiency,
-        "serial_number": overview.get("serial_number"),
-        "platform_uuid": overview.get("platform_UUID"),
-        "boot_rom_version": overview.get("boot_rom_version"),
+        "cores_note": note,
+        "serial_number": text_value(overview.get("serial_number")),
+        "platform_uuid": text_value(overview.get("platform_UUID")),
+        "boot_rom_version": text_value(overview.get("boot_rom_version")),
     }
 
 
@@ -97,10 +112,10 @@ def parse_software(items):
     """
     overview = _single_item(SOFTWARE, items)
     os_version = overview.get("os_version")
-    match = _OS_VERSION.match(os_version or "")
+    match = _OS_VERSION.match(text_value(os_version) or "")
     if match is None:
         raise ParseError(JSON_COMMAND, "%s os_version %r is not like `macOS 26.2 (25C56)`" % (SOFTWARE, os_version))
-    kernel = overview.get("kernel_version") or ""
+    kernel = text_value(overview.get("kernel_version")) or ""
     return {
         "os_version": os_version,
         "macos_version": match.group("version"),
@@ -115,29 +130,33 @@ def parse_thunderbolt(items):
     Keys: bus (N of thunderboltusb4_bus_N), bus_name, device_name (this Mac's marketing
     name), receptacle (int), domain_uuid, speed (as printed), speed_gbps (the number in it:
     the link rate, or the port's maximum for an idle ``Up to 120 Gb/s`` port), link
-    (up/down), receptacle_status, connected, peer (None or domain_uuid, model_id, name,
-    rdma_service). Buses without ``domain_uuid_key`` are skipped, as MLX and exo do.
+    (up/down), receptacle_status, connected (anything attached), peer (None or the nearest Mac
+    at any depth: domain_uuid, model_id, name, rdma_service, via), devices (everything attached
+    that is not a Mac: drives, docks, displays). Buses without ``domain_uuid_key`` are skipped,
+    as MLX and exo do.
     """
     ports = []
     for bus in items:
-        if not isinstance(bus, dict) or not bus.get("domain_uuid_key"):
+        if not isinstance(bus, dict) or not text_value(bus.get("domain_uuid_key")):
             continue
         tag = bus.get("receptacle_1_tag")
         if not isinstance(tag, dict) or "receptacle_id_key" not in tag:
             raise ParseError(JSON_COMMAND, "bus %r has no receptacle_1_tag.receptacle_id_key" % bus.get("_name"))
-        bus_match = _BUS_NAME.match(bus.get("_name", ""))
-        connected = tag.get("receptacle_status_key") == _RECEPTACLE_CONNECTED
+        bus_name = text_value(bus.get("_name"))
+        bus_match = _BUS_NAME.match(bus_name or "")
+        peer, devices = classify_json(bus.get("_items"))
         ports.append(_bus(
             bus=int(bus_match.group(1)) if bus_match else None,
-            bus_name=bus.get("_name"),
-            device_name=bus.get("device_name_key"),
+            bus_name=bus_name,
+            device_name=text_value(bus.get("device_name_key")),
             receptacle=_receptacle(JSON_COMMAND, tag["receptacle_id_key"]),
-            domain_uuid=bus["domain_uuid_key"],
-            speed=tag.get("current_speed_key"),
-            link_status=tag.get("link_status_key"),
-            receptacle_status=tag.get("receptacle_status_key"),
-            connected=connected,
-            peer=_json_peer(bus.get("_items")),
+            domain_uuid=text_value(bus["domain_uuid_key"]),
+            speed=text_value(tag.get("current_speed_key")),
+            link_status=text_value(tag.get("link_status_key")),
+            receptacle_status=text_value(tag.get("receptacle_status_key")),
+            status_link=_RECEPTACLE_STATUS.get(text_value(tag.get("receptacle_status_key"))),
+            peer=peer,
+            devices=devices,
         ))
     return sorted(ports, key=lambda port: port["receptacle"])
 
@@ -224,9 +243,12 @@ def parse_thunderbolt_text(text):
     missing ones fall back to the Status line or None.
     """
     ports = []
+    tb3_buses = []
     for bus_node in _walk(parse_text_tree(THUNDERBOLT_TEXT_COMMAND, text)):
         bus_match = _TEXT_BUS.match(bus_node["key"])
         if bus_match is None:
+            if _TEXT_TB3_BUS.match(bus_node["key"]):
+                tb3_buses.append(bus_node["key"])
             continue
         domain_uuid = _leaf(bus_node, "Domain UUID")
         if not domain_uuid:
@@ -235,6 +257,7 @@ def parse_thunderbolt_text(text):
         if port_node is None or _leaf(port_node, "Receptacle") is None:
             raise ParseError(THUNDERBOLT_TEXT_COMMAND, "%s has no Port block with a Receptacle" % bus_node["key"])
         status = _leaf(port_node, "Status")
+        peer, devices = classify_text(bus_node)
         ports.append(_bus(
             bus=int(bus_match.group(1)),
             bus_name=bus_node["key"],
@@ -244,9 +267,14 @@ def parse_thunderbolt_text(text):
             speed=_leaf(port_node, "Speed"),
             link_status=_leaf(port_node, "Link Status"),
             receptacle_status=status,
-            connected=status == _TEXT_CONNECTED,
-            peer=_text_peer(bus_node, port_node),
+            status_link=_TEXT_STATUS.get((status or "").lower()),
+            peer=peer,
+            devices=devices,
         ))
+    if not ports and tb3_buses:
+        raise ParseError(THUNDERBOLT_TEXT_COMMAND, "`%s:` is the Thunderbolt 3 layout of Intel Macs, not the "
+                         "`Thunderbolt/USB4 Bus N:` layout of Thunderbolt 5 Macs; this collection reads only the "
+                         "latter" % tb3_buses[0])
     if not ports:
         raise ParseError(THUNDERBOLT_TEXT_COMMAND, "no `Thunderbolt/USB4 Bus N:` section with a Domain UUID")
     return sorted(ports, key=lambda port: port["receptacle"])
@@ -264,9 +292,16 @@ def parse_hardware_text(text):
     if "Model Identifier" not in fields:
         raise ParseError(HARDWARE_TEXT_COMMAND, "no `Model Identifier:` line")
     total = performance = efficiency = None
-    cores = _TEXT_CORES.match(fields.get("Total Number of Cores", ""))
+    note = None
+    cores_text = fields.get("Total Number of Cores", "")
+    cores = _TEXT_CORES.match(cores_text)
     if cores:
         total, performance, efficiency = [int(group) if group else None for group in cores.groups()]
+    elif _TEXT_CORES_TOTAL.match(cores_text):
+        total = int(_TEXT_CORES_TOTAL.match(cores_text).group(1))
+    if cores_text and performance is None:
+        note = "`%s` prints `Total Number of Cores: %s`: no performance/efficiency split to read" % (
+            HARDWARE_TEXT_COMMAND, cores_text)
     return {
         "chip": fields.get("Chip"),
         "model_id": fields["Model Identifier"],
@@ -276,6 +311,7 @@ def parse_hardware_text(text):
         "cores_total": total,
         "cores_performance": performance,
         "cores_efficiency": efficiency,
+        "cores_note": note,
         "serial_number": fields.get("Serial Number (system)"),
         "platform_uuid": fields.get("Hardware UUID"),
         "boot_rom_version": fields.get("System Firmware Version"),
@@ -309,12 +345,12 @@ def thunderbolt_differences(json_ports, text_ports):
 # --------------------------------------------------------------------------------------------
 # helpers
 
-def _bus(bus, bus_name, device_name, receptacle, domain_uuid, speed, link_status, receptacle_status, connected, peer):
-    connected = connected or peer is not None
-    link = _LINK_STATUS.get(link_status)
-    if link is None:
-        # Unknown or missing link code: trust the receptacle status instead.
-        link = LINK_UP if connected else LINK_DOWN
+def _bus(bus, bus_name, device_name, receptacle, domain_uuid, speed, link_status, receptacle_status, status_link,
+         peer, devices):
+    attached = peer is not None or bool(devices)
+    # The receptacle status first, then a known link code, then whether anything hangs off the port.
+    link = status_link or _LINK_STATUS.get(link_status) or (LINK_UP if attached else LINK_DOWN)
+    connected = link == LINK_UP or attached
     return {
         "bus": bus,
         "bus_name": bus_name,
@@ -327,40 +363,8 @@ def _bus(bus, bus_name, device_name, receptacle, domain_uuid, speed, link_status
         "receptacle_status": receptacle_status,
         "connected": connected,
         "peer": peer,
+        "devices": devices,
     }
-
-
-def _json_peer(items):
-    # MLX and exo take the first item as the Mac at the other end of the cable.
-    if not isinstance(items, list) or not items or not isinstance(items[0], dict):
-        return None
-    item = items[0]
-    services = item.get("services_title") if isinstance(item.get("services_title"), list) else []
-    return {
-        "domain_uuid": item.get("domain_uuid_key"),
-        "model_id": item.get("device_name_key"),
-        "name": item.get("_name"),
-        "rdma_service": any(
-            isinstance(service, dict) and str(service.get("protocol_id_key")) == str(RDMA_SERVICE_PROTOCOL_ID)
-            for service in services
-        ),
-    }
-
-
-def _text_peer(bus_node, port_node):
-    for node in _walk(bus_node["children"]):
-        if node is port_node or not node["children"] or _leaf(node, "Domain UUID") is None:
-            continue
-        return {
-            "domain_uuid": _leaf(node, "Domain UUID"),
-            "model_id": _leaf(node, "Device Name"),
-            "name": node["key"],
-            "rdma_service": any(
-                child["key"] == "Service Key" and child["value"].lower() == _TEXT_RDMA_SERVICE_KEY
-                for child in _walk(node["children"])
-            ),
-        }
-    return None
 
 
 def _walk(nodes):
@@ -402,21 +406,41 @@ def _size_bytes(data_type, size, command=JSON_COMMAND):
     """``512 GB`` -> 549755813888: system_profiler's GB are GiB (they equal hw.memsize)."""
     if size is None:
         return None
-    match = _SIZE.match(size.strip())
+    match = _SIZE.match(size.strip()) if isinstance(size, str) else None
     if match is None:
         raise ParseError(command, "%s memory size %r is not like `512 GB`" % (data_type, size))
     return int(float(match.group(1)) * _SIZE_FACTORS[match.group(2)])
 
 
 def _processor_counts(value):
-    """``proc 32:24:8`` -> (32, 24, 8). ``proc 14:0:10:4`` (newer macOS, M5) has an extra field
-    whose meaning is unconfirmed: the first number is the total and the last two count as
-    performance/efficiency only when they add up to it."""
-    match = _PROCESSORS.match(value or "")
+    """``number_processors`` -> (total, performance, efficiency, note); note says why a split is missing.
+
+    Real Macs print (macos-commands.md, corrections): ``proc 32:24:8`` (total:performance:
+    efficiency); four fields in two layouts that name their tiers, ``proc 24:16:8:0`` (M2 Ultra)
+    and ``proc 14:0:10:4``; ``proc 18:6:0:12`` (M5 Max), whose tiers have new names that only
+    ``sysctl hw.perflevelN.name`` gives; and a bare integer (``8``) on Intel and virtual Macs and
+    under Rosetta. The total is kept whenever it can be read; the split only when the tiers are
+    known to be performance and efficiency.
+    """
+    where = "`%s` %s number_processors %r" % (JSON_COMMAND, HARDWARE, value)
+    if value is None:
+        return None, None, None, None
+    if isinstance(value, bool):
+        return None, None, None, "%s is not a core count" % where
+    if isinstance(value, int):
+        return value, None, None, "%s is a bare total (Intel, virtual Mac or Rosetta): no split" % where
+    match = _PROCESSORS.match(value.strip()) if isinstance(value, str) else None
     if match is None:
-        return None, None, None
+        return None, None, None, "%s is not like `proc 32:24:8`" % where
     numbers = [int(number) for number in match.group(1).split(":")]
-    total = numbers[0]
-    if len(numbers) >= 3 and numbers[-2] + numbers[-1] == total:
-        return total, numbers[-2], numbers[-1]
-    return total, None, None
+    total, tiers = numbers[0], numbers[1:]
+    named = None
+    if len(tiers) == 2:
+        named = tiers
+    elif len(tiers) == 3 and tiers[2] == 0:
+        named = tiers[:2]
+    elif len(tiers) == 3 and tiers[0] == 0:
+        named = tiers[1:]
+    if named is not None and sum(named) == total:
+        return total, named[0], named[1], None
+    return total, None, None, "%s: the tiers are not named performance and efficiency in this layout" % where

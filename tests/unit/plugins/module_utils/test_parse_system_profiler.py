@@ -80,9 +80,14 @@ def test_thunderbolt_tb4_peer_without_rdma_service():
 
 
 @pytest.mark.parametrize("bus, expected_link, expected_connected", [
-    # Unknown link code: the receptacle status decides.
-    ({"link_status_key": "0x7", "receptacle_status_key": "receptacle_connected"}, "up", True),
+    # The receptacle status decides first: real dock ports show 0x4 (connected) and 0x7 (idle).
+    ({"link_status_key": "0x4", "receptacle_status_key": "receptacle_connected"}, "up", True),
+    ({"link_status_key": "0x7", "receptacle_status_key": "receptacle_no_devices_connected"}, "down", False),
+    ({"link_status_key": "0x2", "receptacle_status_key": "receptacle_no_devices_connected"}, "down", False),
     ({"receptacle_status_key": "receptacle_no_devices_connected"}, "down", False),
+    # No or unknown status: the link code, then nothing attached means down.
+    ({"link_status_key": "0x2"}, "up", True),
+    ({"link_status_key": "0x7", "receptacle_status_key": 7}, "down", False),
 ])
 def test_thunderbolt_link_fallback(bus, expected_link, expected_connected):
     tag = dict(bus, receptacle_id_key="1", current_speed_key="unknown")
@@ -200,7 +205,9 @@ def test_build_mac_studio():
     assert [(p["receptacle"], p["interface"], p["connected"]) for p in mac["thunderbolt_ports"]] == [
         (1, "en2", False), (2, "en3", True), (3, "en4", True), (4, "en5", False), (5, "en6", False), (6, "en7", False)]
     assert sorted(mac["thunderbolt_ports"][1]) == [
-        "bus", "connected", "domain_uuid", "interface", "link", "peer", "receptacle", "speed", "speed_gbps"]
+        "bus", "connected", "devices", "domain_uuid", "interface", "link", "peer", "receptacle", "speed", "speed_gbps"]
+    assert mac["thunderbolt_ports"][1]["devices"] == [] and mac["thunderbolt_ports"][1]["peer"]["via"] == []
+    assert mac["cores_note"] is None
     assert mac["network_services"] == []
 
 
