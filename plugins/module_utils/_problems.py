@@ -293,6 +293,13 @@ REGISTRY = {
         "lacks: a bug in the collection (or a caller's report_problems), reported instead of dropped.",
         "Report it as a bug with the details; build every problem with problem() or the "
         "macops.cluster.problem filter, with a code from docs/problems.md."),
+    "tb_peer_via_dock": _code(
+        WARNING, "topology",
+        "A Mac of the inventory is reached through a dock or hub on a Thunderbolt port (it sits one level "
+        "deeper in system_profiler's items): no direct cable, so that path carries no RDMA and MLX and exo "
+        "do not see it as a link; the plan leaves it out.",
+        "Replace the dock between the two Macs with a direct Thunderbolt 5 cable; keep the dock on a port "
+        "the cluster's cables do not need."),
 }
 
 
