@@ -34,6 +34,30 @@ def parse_pool(pool):
     return network
 
 
+def pool_problem(pool, nodes, management_addresses=()):
+    """Why `pool` cannot hold the Thunderbolt plan of `nodes` Macs, or "" when it can: it must be a
+    network with one /30 per cable of a full mesh and hold no management address."""
+    try:
+        network = parse_pool(pool)
+    except TopologyError as exc:
+        return str(exc)
+    capacity = 2 ** (LINK_PREFIX - network.prefixlen)
+    needed = int(nodes) * (int(nodes) - 1) // 2
+    if capacity < needed:
+        return "%s holds %d /%d subnets, a full mesh of %d Macs has %d cables" % (
+            network, capacity, LINK_PREFIX, int(nodes), needed)
+    inside = []
+    for address in management_addresses or ():
+        try:
+            if ipaddress.IPv4Address(str(address)) in network:
+                inside.append(str(address))
+        except ValueError:
+            continue
+    if inside:
+        return "%s contains the management address(es) %s" % (network, ", ".join(sorted(inside)))
+    return ""
+
+
 def _as_network(key, value):
     if isinstance(value, dict):
         if value.get("subnet"):
@@ -108,7 +132,7 @@ def plan_addresses(hosts, records, links, pool, previous):
             "tb_address_renumbered", INFO,
             "%s had %s, which %s; it gets a new subnet." % (describe_link(link), subnet, reason),
             "Nothing to do: the plan re-addresses both ends of this cable.",
-            host=link["a"]["host"], port=link["a"]["interface"], peer_host=link["b"]["host"],
+            host=link["a"]["host"], port=link["a"]["interface"], peer=link["b"]["host"],
             link_id=link["id"]))
 
     free = (subnet for subnet in network.subnets(new_prefix=LINK_PREFIX) if subnet not in taken)

@@ -1,0 +1,413 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+# PRIVATE to the collection: what an argument spec cannot say, one function per role.
+# Names and behaviour may change without notice. Stdlib only.
+"""Input rules beyond the argument specs: ranges, address formats, cross-variable rules.
+
+Each rule gets the role's values after ``_inputs.check_options`` validated and coerced them
+(``Params``; a value its spec refused is absent, so it is never refused twice) and the run's
+``Context`` (the host, the inventory, other hosts' values), and returns problems. Rules are fact
+free: they read the inventory and the controller only, before anything connects.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import ipaddress
+import os
+import re
+
+from ansible_collections.macops.cluster.plugins.module_utils._problems import problem
+from ansible_collections.macops.cluster.plugins.plugin_utils._tb_addressing import pool_problem
+
+LAUNCHD_LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+ACCOUNT_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
+# One version pinned with == (or ===): every node must run the same build.
+EXACT_PIN = re.compile(r"^[A-Za-z0-9._-]+(\[[A-Za-z0-9_,-]+\])?\s*===?\s*\S+$")
+VERSION = re.compile(r"^\d+(\.\d+)*$")
+
+
+class Params(object):
+    """A role's validated values: ``params["name"]``, and ``params.has(*names)`` before use."""
+
+    def __init__(self, values, options=None, given=None):
+        self._values = dict(values)
+        self.options = options or {}
+        # As given, before the spec filled in suboption defaults (an empty mapping stays empty).
+        self._given = dict(values if given is None else given)
+
+    def __getitem__(self, name):
+        return self._values[name]
+
+    def get(self, name, default=None):
+        return self._values.get(name, default)
+
+    def has(self, *names):
+        return all(name in self._values for name in names)
+
+    def given(self, name, default=None):
+        """The value as the user gave it, for a rule that must tell "not set" from the defaults."""
+        return self._given.get(name, default) if name in self._values else default
+
+
+class Context(object):
+    """What a rule may know besides its role's values: the host, the inventory, other hosts.
+
+    host: the inventory host; macs: the hosts of the group 'macs'; management: {host: ansible_host
+    or ''}; values_on(name): {host: that host's value} over 'macs'; variable(name, default): any
+    other variable of this host (play variables such as the reboot play's mode).
+    """
+
+    def __init__(self, host, macs=(), management=None, values_on=None, variable=None):
+        self.host = host
+        self.macs = list(macs)
+        self.management = dict(management or {})
+        self._values_on = values_on or (lambda name: {})
+        self._variable = variable or (lambda name, default=None: default)
+
+    def values_on(self, name):
+        return self._values_on(name)
+
+    def variable(self, name, default=None):
+        return self._variable(name, default)
+
+
+def _bad(context, name, value, reason, fix, **details):
+    """input_invalid for a rule: the variable, the value, why, and the fix."""
+    shown = ("'%s'" % value) if isinstance(value, str) else repr(value)
+    return problem("input_invalid", "%s = %s is refused: %s." % (name, shown, reason), fix,
+                   host=context.host, details=dict({"variable": name}, **details))
+
+
+def _at_least(params, context, minimums):
+    """One problem per whole-number option below its minimum: [(name, minimum, why)]."""
+    found = []
+    for name, minimum, why in minimums:
+        if params.has(name) and params[name] < minimum:
+            found.append(_bad(context, name, params[name], "it must be %d or more (%s)" % (minimum, why),
+                              "Set %s to %d or more." % (name, minimum)))
+    return found
+
+
+def _label(params, context, name, example):
+    if params.has(name) and not LAUNCHD_LABEL.match(params[name]):
+        return [_bad(context, name, params[name], "it must be a reverse-DNS launchd label",
+                     "Set %s to a label such as %s." % (name, example))]
+    return []
+
+
+def _absolute(params, context, name, what="an absolute path", empty_ok=False):
+    value = params.get(name)
+    if value is None or (empty_ok and value == ""):
+        return []
+    if not str(value).startswith("/"):
+        return [_bad(context, name, value, "it must be %s" % what,
+                     "Set %s to %s%s." % (name, what, " or leave it empty" if empty_ok else ""))]
+    return []
+
+
+def _ports(params, context, name):
+    value = params.get(name)
+    if value is None:
+        return []
+    if not value or any(port < 1 or port > 65535 for port in value):
+        return [_bad(context, name, value, "it must list at least one port, each from 1 to 65535",
+                     "Set %s to the ports exo uses (the defaults are exo's own)." % name)]
+    return []
+
+
+def _ipv4_networks(params, context, name):
+    found = []
+    for entry in params.get(name) or []:
+        try:
+            ipaddress.ip_network(str(entry).strip(), strict=False)
+            if ":" in str(entry):
+                raise ValueError("IPv6")
+        except ValueError:
+            found.append(_bad(context, name, entry, "'%s' is not an IPv4 address or network" % entry,
+                              "List IPv4 networks in CIDR form, such as 192.0.2.0/24, in %s." % name))
+    return found
+
+
+def macops(params, context):
+    """Cluster-wide settings: the Thunderbolt address pool and the exact MLX pins."""
+    found = []
+    if params.has("macops_tb_address_pool"):
+        reason = pool_problem(params["macops_tb_address_pool"], len(context.macs), context.management.values())
+        if reason:
+            found.append(_bad(context, "macops_tb_address_pool", params["macops_tb_address_pool"], reason,
+                              "Set macops_tb_address_pool in group_vars/macs to an unused IPv4 network with one /30 "
+                              "per possible cable, for example 192.168.200.0/22."))
+    for name, example in (("macops_mlx_package_spec", "mlx==0.32.4"), ("macops_mlx_lm_package_spec", "mlx-lm==0.32.2")):
+        if params.has(name) and not EXACT_PIN.match(params[name]):
+            found.append(_bad(context, name, params[name], "it must pin one version with == so every node runs the same",
+                              "Set %s to an exact pin such as %s." % (name, example)))
+    found += _absolute(params, context, "macops_venv_path")
+    found += _absolute(params, context, "macops_state_dir")
+    return found
+
+
+def preflight(params, context):
+    """The inventory: how many Macs, and one management address each."""
+    found = []
+    maximum = params.get("preflight_max_nodes", 16)
+    if not 1 <= len(context.macs) <= maximum:
+        found.append(problem(
+            "input_inventory", "The group 'macs' must hold between 1 and %d hosts; it holds %d." % (maximum, len(context.macs)),
+            "Put every node of the cluster in the group 'macs' (or raise preflight_max_nodes).", host=context.host))
+    addresses = [address for address in context.management.values() if address]
+    shared = sorted(set(address for address in addresses if addresses.count(address) > 1))
+    if shared:
+        owners = sorted(host for host, address in context.management.items() if address in shared)
+        found.append(problem(
+            "input_inventory", "Hosts %s share the management address(es) %s." % (", ".join(owners), ", ".join(shared)),
+            "Give every Mac its own ansible_host.", host=context.host))
+    for name in ("preflight_min_macos_version", "preflight_min_python_version"):
+        if params.has(name) and not VERSION.match(params[name]):
+            found.append(_bad(context, name, params[name], "it must be a version such as 26.2",
+                              "Set %s to dotted numbers." % name))
+    found += _at_least(params, context, [("preflight_max_nodes", 1, "a cluster has nodes"),
+                                         ("preflight_min_memory_gb", 0, "GiB"),
+                                         ("preflight_min_free_disk_gb", 0, "GiB")])
+    return found
+
+
+# A sudoers command entry: an absolute path and fixed arguments, none of sudo's special characters.
+_SUDO_COMMAND = re.compile(r"^/[^,:=\\\n]+$")
+_SUDO_ALL = re.compile(r"(^|\s)ALL(\s|$)")
+
+
+def sudoers(params, context):
+    """The account, the drop-in file's name and every command entry (when the rules are installed)."""
+    if params.get("sudoers_state") != "present":
+        return []
+    found = []
+    if params.has("sudoers_user") and not ACCOUNT_NAME.match(params["sudoers_user"]):
+        found.append(_bad(context, "sudoers_user", params["sudoers_user"], "it must be an account name",
+                          "Set ansible_user or sudoers_user to the admin account's short name."))
+    if params.has("sudoers_file"):
+        path = params["sudoers_file"]
+        if not path.startswith("/") or not re.match(r"^[^.]*[^.~]$", os.path.basename(path)):
+            found.append(_bad(context, "sudoers_file", path,
+                              "it must be an absolute path whose name has no dot and no trailing ~ (sudo skips those)",
+                              "Set sudoers_file to a path such as /etc/sudoers.d/macops."))
+    if params.has("sudoers_commands", "sudoers_extra_commands"):
+        for name in ("sudoers_commands", "sudoers_extra_commands"):
+            for entry in params[name]:
+                if not _SUDO_COMMAND.match(entry) or _SUDO_ALL.search(entry):
+                    found.append(_bad(context, name, entry,
+                                      "each entry must be an absolute path with optional fixed arguments, "
+                                      "without , : = \\ or ALL",
+                                      "Fix or remove that entry of %s." % name))
+        if not params["sudoers_commands"] and not params["sudoers_extra_commands"]:
+            found.append(_bad(context, "sudoers_commands", [], "sudoers_commands and sudoers_extra_commands are both empty",
+                              "Keep the default sudoers_commands, or set sudoers_state: absent."))
+    return found
+
+
+def power(params, context):
+    return _at_least(params, context, [(name, 0, "0 means never") for name in (
+        "power_sleep_minutes", "power_disk_sleep_minutes", "power_display_sleep_minutes")])
+
+
+def ssh_mesh(params, context):
+    found = _at_least(params, context, [("ssh_mesh_verify_throttle", 1, "nodes checked at once"),
+                                        ("ssh_mesh_verify_parallel", 1, "connections at once"),
+                                        ("ssh_mesh_connect_timeout", 1, "seconds")])
+    key = params.get("ssh_mesh_host_key_file")
+    if key is not None and not re.match(r"^/.+\.pub$", key):
+        found.append(_bad(context, "ssh_mesh_host_key_file", key, "it must be the absolute path of a .pub file",
+                          "Set ssh_mesh_host_key_file to a path such as /etc/ssh/ssh_host_ed25519_key.pub."))
+    return found
+
+
+def python_env(params, context):
+    found = []
+    source = params.get("python_env_interpreter_source")
+    if source == "path":
+        found += _absolute(params, context, "python_env_interpreter_path", "an absolute interpreter path")
+    formula = params.get("python_env_homebrew_formula")
+    if source == "homebrew" and formula is not None and not re.match(r"^python@\d+\.\d+$", formula):
+        found.append(_bad(context, "python_env_homebrew_formula", formula, "it must look like python@3.12",
+                          "Set python_env_homebrew_formula to a Homebrew Python formula such as python@3.12."))
+    if params.has("python_env_python_version", "python_env_min_python_version"):
+        wanted, least = params["python_env_python_version"], params["python_env_min_python_version"]
+        if not VERSION.match(wanted) or not VERSION.match(least):
+            found.append(_bad(context, "python_env_python_version", wanted, "versions must be dotted numbers",
+                              "Set python_env_python_version and python_env_min_python_version such as 3.12."))
+        elif _version(wanted) < _version(least):
+            found.append(_bad(context, "python_env_python_version", wanted,
+                              "it is older than python_env_min_python_version (%s)" % least,
+                              "Set python_env_python_version to %s or later." % least))
+    wheelhouse = params.get("python_env_wheelhouse_dir")
+    if wheelhouse and not os.path.isdir(wheelhouse):
+        found.append(_bad(context, "python_env_wheelhouse_dir", wheelhouse, "it is not a directory on the controller",
+                          "Fill it with `pip download --only-binary=:all: -d DIR <requirements>` on a machine with "
+                          "the nodes' platform (macOS arm64, same Python), or leave it empty."))
+    return found
+
+
+def _version(text):
+    return tuple(int(part) for part in text.split("."))
+
+
+def gpu_memory(params, context):
+    found = _at_least(params, context, [("gpu_memory_wired_limit_mb", 0, "0 means automatic"),
+                                        ("gpu_memory_reserve_mb", 0, "0 means from the table")])
+    table = params.get("gpu_memory_reserve_table_mb")
+    if table is not None:
+        rows_ok = bool(table) and all(
+            isinstance(row, dict) and _whole(row.get("reserve_mb")) and _whole(row.get("max_ram_mb")) for row in table)
+        if not rows_ok:
+            found.append(_bad(context, "gpu_memory_reserve_table_mb", table,
+                              "it needs at least one row, each with max_ram_mb and a reserve_mb of 0 or more",
+                              "Keep the default table or give rows such as {max_ram_mb: 98304, reserve_mb: 8192}."))
+    return found + _label(params, context, "gpu_memory_launchd_label", "org.macops.gpu-memory")
+
+
+def _whole(value):
+    try:
+        return int(value) >= 0 and not isinstance(value, bool)
+    except (TypeError, ValueError):
+        return False
+
+
+def exo(params, context):
+    found = []
+    program = params.get("exo_program")
+    if program is not None:
+        if not program and (params.get("exo_install") is False or params.get("exo_install_method") == "app"):
+            found.append(_bad(context, "exo_program", program,
+                              "exo_install false and exo_install_method app (whose headless command is not "
+                              "documented) need the argv that runs exo in the foreground",
+                              "Set exo_program to that argv, starting with an absolute path."))
+        elif program and not str(program[0]).startswith("/"):
+            found.append(_bad(context, "exo_program", program, "it must start with an absolute path",
+                              "Set exo_program's first element to the program's absolute path."))
+    if params.has("exo_api_port") and not 1 <= params["exo_api_port"] <= 65535:
+        found.append(_bad(context, "exo_api_port", params["exo_api_port"], "it must be a TCP port from 1 to 65535",
+                          "Set exo_api_port to exo's API port (52415 by default)."))
+    found += _absolute(params, context, "exo_home", empty_ok=True)
+    return found + _label(params, context, "exo_launchd_label", "org.macops.exo")
+
+
+def firewall(params, context):
+    found = _label(params, context, "firewall_launchd_label", "org.macops.pf")
+    if params.get("firewall_state") != "present":
+        return found
+    found += _ports(params, context, "firewall_exo_tcp_ports") + _ports(params, context, "firewall_exo_udp_ports")
+    if params.has("firewall_mlx_first_port", "firewall_mlx_port_count"):
+        first, count = params["firewall_mlx_first_port"], params["firewall_mlx_port_count"]
+        if first < 1 or count < 1 or first + count - 1 > 65535:
+            found.append(_bad(context, "firewall_mlx_first_port", first,
+                              "with firewall_mlx_port_count %d the MLX ports must lie within 1..65535" % count,
+                              "Set firewall_mlx_first_port and firewall_mlx_port_count to a range inside 1..65535."))
+    return found + _ipv4_networks(params, context, "firewall_management_networks") \
+        + _ipv4_networks(params, context, "firewall_extra_allowed_networks")
+
+
+def thunderbolt_network(params, context):
+    found = []
+    mode = params.get("thunderbolt_network_bridge_mode")
+    if mode is not None and mode != "remove" and (params.get("macops_rdma_required") or len(context.macs) > 2):
+        found.append(_bad(context, "thunderbolt_network_bridge_mode", mode,
+                          "keep only works for two Macs joined by one cable without RDMA (here: %d Macs, "
+                          "macops_rdma_required %s): a bridge over several cables loops traffic, and RDMA fails on "
+                          "bridged ports" % (len(context.macs), params.get("macops_rdma_required")),
+                          "Set thunderbolt_network_bridge_mode: remove."))
+    mtu = params.get("thunderbolt_network_mtu")
+    if mtu is not None:
+        if not 1280 <= mtu <= 9000:
+            found.append(_bad(context, "thunderbolt_network_mtu", mtu,
+                              "it must be between 1280 and 9000 (networksetup -listValidMTURange)",
+                              "Set thunderbolt_network_mtu once, in group_vars for the macs group."))
+        others = dict((host, value) for host, value in context.values_on("thunderbolt_network_mtu").items()
+                      if value is not None and _int_or_none(value) != mtu)
+        if others:
+            found.append(_bad(context, "thunderbolt_network_mtu", mtu,
+                              "both ends of a cable need the same MTU, and %s differ" % ", ".join(
+                                  "%s has %s" % (host, others[host]) for host in sorted(others)),
+                              "Set thunderbolt_network_mtu once, in group_vars for the macs group."))
+    interval = params.get("thunderbolt_network_ping_interval")
+    if interval is not None and interval < 0.1:
+        found.append(_bad(context, "thunderbolt_network_ping_interval", interval,
+                          "macOS ping allows less than 0.1 s only to root", "Set it to 0.1 or more."))
+    return found + _at_least(params, context, [("thunderbolt_network_ping_count", 1, "pings per cable"),
+                                               ("thunderbolt_network_ping_timeout", 1, "seconds")])
+
+
+def _int_or_none(value):
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def cluster_reboot(params, context):
+    found = _at_least(params, context, [
+        ("cluster_reboot_batch_size", 1, "nodes per batch"), ("cluster_reboot_timeout", 30, "seconds to come back"),
+        ("cluster_reboot_connect_timeout", 1, "seconds"), ("cluster_reboot_ssh_connection_attempts", 1, "attempts"),
+        ("cluster_reboot_stop_timeout", 1, "seconds"), ("cluster_reboot_post_reboot_delay", 0, "seconds")])
+    command = params.get("cluster_reboot_test_command")
+    if command is not None and not command.startswith("/"):
+        found.append(_bad(context, "cluster_reboot_test_command", command,
+                          "it must start with an absolute path (a non-interactive SSH session has a minimal PATH)",
+                          "Set cluster_reboot_test_command to a command such as /usr/bin/whoami."))
+    for label in params.get("cluster_reboot_stop_labels") or []:
+        if not LAUNCHD_LABEL.match(label):
+            found.append(_bad(context, "cluster_reboot_stop_labels", label, "it is not a launchd label",
+                              "List labels such as org.macops.exo in cluster_reboot_stop_labels."))
+    if params.get("cluster_reboot_filevault") == "authrestart" and not (
+            params.get("cluster_reboot_filevault_user") and params.get("cluster_reboot_filevault_password")):
+        found.append(problem(
+            "input_invalid", "cluster_reboot_filevault = 'authrestart' is refused: it needs "
+            "cluster_reboot_filevault_user and cluster_reboot_filevault_password (a FileVault-enabled account).",
+            "Set both, the password from a vault or an AWX credential, or choose refuse or allow.",
+            host=context.host, details={"variable": "cluster_reboot_filevault"}))
+    hook = params.get("cluster_reboot_power_hook")
+    if params.given("cluster_reboot_power_hook") and not re.match(r"^https?://", str(hook.get("url") or "")):
+        # The hook's headers and body may hold tokens: only the url is named.
+        found.append(problem(
+            "input_invalid", "cluster_reboot_power_hook.url is refused: it must start with http:// or https:// "
+            "(the hook's headers and body are not shown).",
+            "Set cluster_reboot_power_hook.url to the endpoint that power-cycles this node.",
+            host=context.host, details={"variable": "cluster_reboot_power_hook.url"}))
+    # The play's serial is computed from extra vars only (a play keyword cannot see inventory
+    # variables), so a mode set in group_vars would silently not apply.
+    play_mode = context.variable("_cluster_reboot_play_mode")
+    play_batch = context.variable("_cluster_reboot_play_batch_size")
+    if play_mode is not None and params.has("cluster_reboot_mode", "cluster_reboot_batch_size") and (
+            str(play_mode) != params["cluster_reboot_mode"] or _int_or_none(play_batch) != params["cluster_reboot_batch_size"]):
+        found.append(_bad(context, "cluster_reboot_mode", params["cluster_reboot_mode"],
+                          "this host asks for %s (batch size %s), but the play runs %s (batch size %s): the play's "
+                          "serial cannot read inventory variables" % (
+                              params["cluster_reboot_mode"], params["cluster_reboot_batch_size"], play_mode, play_batch),
+                          "Pass cluster_reboot_mode and cluster_reboot_batch_size as extra vars "
+                          "(-e cluster_reboot_mode=rolling) and remove them from group_vars/host_vars."))
+    return found
+
+
+def mlx(params, context):
+    return _at_least(params, context, [("mlx_smoke_test_port", 1, "a TCP port"), ("mlx_smoke_test_timeout", 1, "seconds")])
+
+
+def topology(params, context):
+    return _at_least(params, context, [("topology_min_link_gbps", 1, "Gb/s")])
+
+
+RULES = {
+    "macops": macops,
+    "preflight": preflight,
+    "sudoers": sudoers,
+    "power": power,
+    "ssh_mesh": ssh_mesh,
+    "python_env": python_env,
+    "gpu_memory": gpu_memory,
+    "exo": exo,
+    "firewall": firewall,
+    "thunderbolt_network": thunderbolt_network,
+    "cluster_reboot": cluster_reboot,
+    "mlx": mlx,
+    "topology": topology,
+}

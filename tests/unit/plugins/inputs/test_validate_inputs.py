@@ -1,0 +1,167 @@
+"""The first step's validator (plugins/plugin_utils/_inputs.py, _input_rules.py), generated from the
+roles' argument specs: every option with choices gets a misspelt value, every typed option a value
+of the wrong type, and each case must be refused naming the variable. A new role or option is
+covered without editing this file. Nothing connects anywhere: these are pure function calls."""
+import os
+
+import pytest
+import yaml
+
+from ansible_collections.macops.cluster.plugins.module_utils._problems import is_problem
+from ansible_collections.macops.cluster.plugins.plugin_utils import _input_rules, _inputs
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
+ROLES = os.path.join(ROOT, "roles")
+SPECS = _inputs.load_specs(ROLES)
+MACS = ["mac1", "mac2", "mac3", "mac4"]
+MANAGEMENT = dict((host, "198.18.0.%d" % (10 + index)) for index, host in enumerate(MACS, 1))
+
+
+def context(values_on=None, variable=None):
+    return _input_rules.Context("mac1", MACS, MANAGEMENT, values_on, variable)
+
+
+def role_defaults(role):
+    """The role's defaults/main.yml values that are plain data (templated ones need a play)."""
+    path = os.path.join(ROLES, role, "defaults", "main.yml")
+    if not os.path.exists(path):
+        return {}
+    with open(path) as handle:
+        data = yaml.safe_load(handle) or {}
+    return dict((k, v) for k, v in data.items() if "{{" not in yaml.safe_dump(v))
+
+
+def misspelt(choice):
+    """'present' -> 'presnet': two inner letters swapped, the typo people make."""
+    text = str(choice)
+    if len(text) < 3:
+        return text + "x"
+    middle = len(text) // 2
+    swapped = text[:middle - 1] + text[middle] + text[middle - 1] + text[middle + 1:]
+    return swapped if swapped != text else text + "x"
+
+
+# A value no coercion turns into the type, per argument-spec type.
+WRONG = {"int": "twelve", "float": "fast", "bool": "maybe", "list": {"not": "a list"}, "dict": "not a mapping",
+         "str": {"not": "a string"}, "path": ["not", "a", "path"]}
+WRONG_ELEMENT = {"int": "x", "float": "x", "bool": "maybe", "dict": "not a mapping", "str": {"a": 1}, "path": {"a": 1}}
+
+
+def generated_cases():
+    """(role, variable, bad value, what the message must hold) for every option of every role."""
+    cases = []
+    seen = set()
+    for role in sorted(SPECS):
+        for options in SPECS[role].values():
+            for name, spec in sorted(options.items()):
+                if (role, name) in seen:
+                    continue
+                seen.add((role, name))
+                spec = spec or {}
+                wanted = spec.get("type", "str")
+                if spec.get("choices"):
+                    typo = misspelt(spec["choices"][0])
+                    bad = [typo] if wanted == "list" else typo
+                    cases.append((role, name, bad, "choices", str(spec["choices"][0])))
+                if wanted in WRONG:
+                    cases.append((role, name, WRONG[wanted], "type", None))
+                if wanted == "list" and spec.get("elements") in WRONG_ELEMENT:
+                    cases.append((role, name, [WRONG_ELEMENT[spec["elements"]]], "element", None))
+                for sub, subspec in sorted((spec.get("options") or {}).items()):
+                    if (subspec or {}).get("choices"):
+                        nested = dict((k, "https://pdu.example/cycle") for k, v in spec["options"].items()
+                                      if (v or {}).get("required"))
+                        nested[sub] = misspelt(subspec["choices"][0])
+                        value = [nested] if wanted == "list" else nested
+                        cases.append((role, name, value, "suboption %s" % sub, str(subspec["choices"][0])))
+    return cases
+
+
+CASES = generated_cases()
+
+
+def test_the_generator_covers_every_role_with_options_and_every_kind():
+    roles_with_options = set(role for role, entries in SPECS.items() if any(entries.values()))
+    assert set(case[0] for case in CASES) == roles_with_options
+    kinds = set(case[3].split()[0] for case in CASES)
+    assert {"choices", "type", "element", "suboption"} <= kinds
+    assert len(CASES) > 150
+
+
+@pytest.mark.parametrize("role", sorted(SPECS))
+def test_each_role_accepts_its_own_defaults(role):
+    values = role_defaults(role)
+    values.update(role_defaults("macops"))
+    assert _inputs.validate(SPECS, ["macops", role], values, context()) == []
+
+
+@pytest.mark.parametrize("role, name, bad, kind, expected", CASES, ids=["%s-%s-%s" % (c[0], c[1], c[3]) for c in CASES])
+def test_a_bad_value_is_refused_naming_the_variable(role, name, bad, kind, expected):
+    values = role_defaults(role)
+    values[name] = bad
+    problems = _inputs.validate(SPECS, [role], values, context())
+    named = [p for p in problems if p["details"].get("variable") == name]
+    assert len(named) == 1, problems
+    problem = named[0]
+    assert is_problem(problem) and problem["code"] == "input_invalid" and problem["host"] == "mac1"
+    assert problem["message"].startswith(name + " = ") and name in problem["fix"]
+    if expected is not None:
+        # the allowed values are named, and a typo of one gets it back as the suggestion
+        assert expected in problem["message"] and "Did you mean %s" % expected in problem["message"]
+    # one refusal per variable: the role's rules never see a value its spec refused
+    assert len([p for p in problems if p["details"].get("variable") == name]) == 1
+
+
+def test_firewall_state_typo_says_did_you_mean_present():
+    problems = _inputs.validate(SPECS, ["macops", "firewall"], {"firewall_state": "presnet"}, context())
+    assert [p["message"] for p in problems] == [
+        "firewall_state = 'presnet' is refused: value of firewall_state must be one of: present, absent, "
+        "got: presnet. Did you mean present?"]
+    assert "Set firewall_state to one of present, absent" in problems[0]["fix"]
+
+
+@pytest.mark.parametrize("name, given, coerced", [
+    ("firewall_mlx_first_port", "32323", 32323),
+    ("macops_rdma_required", "yes", True),
+    ("macops_rdma_required", "false", False),
+    ("thunderbolt_network_ping_interval", "0.5", 0.5),
+    ("firewall_exo_tcp_ports", "52415,52414", [52415, 52414]),
+])
+def test_strings_from_extra_vars_and_surveys_are_coerced_as_ansible_does(name, given, coerced):
+    options = {}
+    for role in SPECS:
+        options.update(_inputs.role_options(SPECS, role))
+    validated, problems = _inputs.check_options({name: options[name]}, {name: given})
+    assert problems == [] and validated == {name: coerced}
+
+
+@pytest.mark.parametrize("name, given", [
+    ("firewall_mlx_first_port", "32323.5"), ("macops_rdma_required", "sometimes"), ("exo_api_port", "port"),
+])
+def test_strings_that_ansible_cannot_coerce_are_refused(name, given):
+    options = {}
+    for role in SPECS:
+        options.update(_inputs.role_options(SPECS, role))
+    validated, problems = _inputs.check_options({name: options[name]}, {name: given})
+    assert validated == {} and [p["details"]["variable"] for p in problems] == [name]
+
+
+def test_a_value_refused_by_its_spec_is_not_refused_again_by_the_rules():
+    # -e exo_api_port=abc: the spec refuses it; the port-range rule must not run on the string
+    problems = _inputs.validate(SPECS, ["exo"], {"exo_api_port": "abc"}, context())
+    assert [p["details"]["variable"] for p in problems] == ["exo_api_port"]
+
+
+def test_no_log_values_never_reach_a_message():
+    spec = {"token": {"type": "int", "no_log": True}}
+    _, problems = _inputs.check_options(spec, {"token": "s3cret-token"})
+    assert problems and all("s3cret-token" not in p["message"] + p["fix"] for p in problems)
+    assert "hidden" in problems[0]["message"]
+
+
+def test_unknown_names_get_the_closest_known_name_and_published_facts_pass():
+    problems = _inputs.unknown_variables(
+        ["macops_rdma_requried", "firewall_stat", "macops_topology", "unrelated_variable", "exo_version"], SPECS)
+    assert [(p["code"], p["details"]["variable"], p["details"]["did_you_mean"]) for p in problems] == [
+        ("input_unknown_variable", "firewall_stat", "firewall_state"),
+        ("input_unknown_variable", "macops_rdma_requried", "macops_rdma_required")]
