@@ -61,7 +61,7 @@ def assess(rdma_status, macos_version, min_macos, devices, devinfo, thunderbolt_
     if not any(port["cabled"] for port in ports):
         problems.append(problem(
             "tb_no_cabled_ports", WARNING,
-            "no Thunderbolt port has a device attached, so no RDMA link can form",
+            "no Thunderbolt port is cabled to another Mac, so no RDMA link can form",
             "Cable this Mac to its peers with Thunderbolt 5 cables (see the cabling plan).",
         ))
     ready = enabled is True and not any(item["severity"] == ERROR for item in problems)
@@ -104,7 +104,7 @@ def _ports(devices, devinfo, thunderbolt_ports):
         device = DEVICE_PREFIX + interface
         info_port = port_one(info_by_device[device]) if device in info_by_device else None
         tb = tb_by_interface.get(interface)
-        cabled = bool(tb and tb["connected"])
+        cabled = _cabled_to_a_mac(tb)
         state = info_port["state"] if info_port else None
         ports.append({
             "device": device,
@@ -118,6 +118,17 @@ def _ports(devices, devinfo, thunderbolt_ports):
             "speed_gbps": tb["speed_gbps"] if cabled else None,
         })
     return ports
+
+
+def _cabled_to_a_mac(tb):
+    """A port RDMA could use: a Mac on a direct cable, or something attached that did not enumerate.
+    A drive or dock alone, or a Mac behind a dock, is no RDMA link (the planner lists or flags it)."""
+    if not tb or not tb["connected"]:
+        return False
+    peer = tb.get("peer")
+    if peer is not None:
+        return not peer.get("via")
+    return not tb.get("devices")
 
 
 def _port_problems(port, tb, enabled):
