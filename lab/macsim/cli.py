@@ -20,6 +20,8 @@ disk-full HOST SIZE  the boot volume is full (SIZE free bytes, e.g. 0 or 500M)
 wired-reset HOST     iogpu.wired_limit_mb back to 0
 filevault-on HOST    FileVault on: reboots wait at the unlock screen (`fault up` unlocks)
                      unless started with `fdesetup authrestart`
+filevault-pending HOST  FileVault "will be enabled after the next restart": that restart
+                     waits at the unlock screen (authrestart cannot skip it), then it is on
 slow-boot HOST S     the host's next boots take S seconds
 clear                undo all faults
 """

@@ -324,6 +324,16 @@ def fault_filevault_on(paths, host):
     return "%s: FileVault on (reboots stop at the unlock screen; fdesetup authrestart skips it)" % host
 
 
+def fault_filevault_pending(paths, host):
+    """`fdesetup status` says FileVault will be enabled after the next restart; that restart
+    waits at the unlock screen and leaves FileVault on (the supervisor does both)."""
+    with _edit_state(paths, host) as state:
+        saved = state.get("filevault", False)
+        state["filevault"] = "pending"
+    _record(paths, "filevault-pending", [host], saved)
+    return "%s: FileVault pending (enabled at the next restart, which stops at the unlock screen)" % host
+
+
 def fault_slow_boot(paths, host, seconds):
     try:
         value = float(seconds)
@@ -375,7 +385,7 @@ def fault_clear(paths):
         elif kind == "no-return":
             with _edit_state(paths, host) as state:
                 state["boot"]["no_return"] = False
-        elif kind == "filevault-on":
+        elif kind in ("filevault-on", "filevault-pending"):
             with _edit_state(paths, host) as state:
                 state["filevault"] = saved
         elif kind == "slow-boot":
@@ -393,7 +403,8 @@ KINDS = {
     "build": (2, fault_build), "bridge-on": (1, fault_bridge_on), "ip-reset": (1, fault_ip_reset),
     "no-return": (1, fault_no_return), "down": (1, fault_down), "up": (1, fault_up),
     "disk-full": (2, fault_disk_full), "wired-reset": (1, fault_wired_reset), "clear": (0, fault_clear),
-    "filevault-on": (1, fault_filevault_on), "slow-boot": (2, fault_slow_boot),
+    "filevault-on": (1, fault_filevault_on), "filevault-pending": (1, fault_filevault_pending),
+    "slow-boot": (2, fault_slow_boot),
 }
 
 

@@ -1407,9 +1407,11 @@ def cmd_scutil(host, args):
 
 
 def cmd_fdesetup(host, args):
-    on = bool(host.state.get("filevault"))
+    # "pending" is not on yet: isactive says false and authrestart has nothing to unlock
+    # (unconfirmed on a Mac: it answers like FileVault off).
+    on = host.state.get("filevault") is True
     if args == ["status"]:
-        out(admin.filevault_status(on))
+        out(admin.filevault_status(host.state.get("filevault", False)))
         return 0
     if args == ["isactive"]:
         out("true\n" if on else "false\n")

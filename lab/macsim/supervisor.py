@@ -49,11 +49,17 @@ class Supervisor(object):
             time.sleep(POLL_SECONDS)
 
     def boot_settings(self):
-        """(boot seconds, no-return fault, FileVault on): read at every boot, so a fault set
-        while the host runs applies to its next boot."""
+        """(boot seconds, no-return fault, FileVault: True, False or "pending"): read at every
+        boot, so a fault set while the host runs applies to its next boot."""
         state = statefile.read_json(os.path.join(self.hdir, "state.json"))
         boot = state["boot"]
-        return float(boot.get("boot_seconds", 5)), bool(boot.get("no_return")), bool(state.get("filevault"))
+        return float(boot.get("boot_seconds", 5)), bool(boot.get("no_return")), state.get("filevault", False)
+
+    def finish_filevault_enablement(self):
+        """A pending enablement completes at this boot: FileVault is on from now on."""
+        with statefile.editing(os.path.join(self.hdir, "state.json"), self.hdir) as state:
+            if state.get("filevault") == "pending":
+                state["filevault"] = True
 
     def find_launchd(self, unshare_pid, timeout=5.0):
         """Root-namespace PID of the host's PID 1: the child `unshare --fork` started."""
@@ -112,7 +118,13 @@ class Supervisor(object):
                 deadline = time.time() + seconds
                 while time.time() < deadline and self.take("power_on") is None:
                     time.sleep(POLL_SECONDS)
-                if filevault and request != "authrestart":
+                if filevault == "pending":
+                    # Turned on at this restart: the unlock screen, whatever was asked for.
+                    self.finish_filevault_enablement()
+                    self.set_power_state("locked")
+                    self.log("FileVault enabled at this restart: waiting at the unlock screen")
+                    self.wait_power_on()
+                elif filevault and request != "authrestart":
                     # The FileVault unlock screen: no SSH until someone types a password
                     # (`maclab fault up HOST`). `fdesetup authrestart` skips it once.
                     self.set_power_state("locked")

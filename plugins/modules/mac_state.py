@@ -16,9 +16,10 @@ description:
   - Reads what the preflight checks need beyond C(system_profiler), in one module run.
   - Runs C(/bin/df -k PATH) and reports the size and the free space (the C(Available) column) of
     the volume that holds O(path).
-  - Runs C(/usr/bin/fdesetup status); FileVault counts as on when it says C(FileVault is On) or
-    C(will be enabled) (after the next restart), because then a plain reboot stops at the
-    pre-boot unlock screen.
+  - Runs C(/usr/bin/fdesetup status); FileVault counts as on when it says C(FileVault is On), or
+    when its enablement is pending (C(will be enabled after the next restart), or C(Deferred
+    enablement appears to be active)), because then a plain reboot stops at the pre-boot unlock
+    screen.
   - Runs C(/bin/launchctl print system/com.openssh.sshd); Remote Login is on when launchd knows
     the job (exit status 0). Only the exit status is read.
   - Runs C(/usr/bin/sw_vers) for the macOS version and build.
@@ -113,9 +114,18 @@ filevault:
   type: dict
   contains:
     "on":
-      description: FileVault is on, or will be enabled after the next restart.
+      description:
+        - The next boot stops at the pre-boot unlock screen: FileVault is on, or its enablement is
+          pending (RV(filevault.state)).
       type: bool
       sample: false
+    state:
+      description:
+        - C(on), C(off), or C(pending) (C(will be enabled after the next restart), or a deferred
+          enablement, which macOS completes at the user's next logout or login; the next restart
+          needs a person at the Mac, and C(fdesetup authrestart) cannot skip it yet).
+      type: str
+      sample: "off"
     status:
       description: What C(fdesetup status) printed, trimmed.
       type: str

@@ -33,8 +33,11 @@ def softwareupdate_list(updates):
 
 # --- fdesetup / scutil ----------------------------------------------------------------------
 
-def filevault_status(on):
-    return "FileVault is On.\n" if on else "FileVault is Off.\n"
+def filevault_status(state):
+    """state.json's `filevault`: True (on), False (off) or "pending" (enabled at the next restart)."""
+    if state == "pending":
+        return "FileVault is Off, but will be enabled after the next restart.\n"
+    return "FileVault is On.\n" if state else "FileVault is Off.\n"
 
 
 # Unconfirmed wordings of `fdesetup authrestart` failures.

@@ -170,6 +170,23 @@ def test_filevault_node_is_refused_before_anything_reboots(converged):
     assert boot_counts() == counts
 
 
+@pytest.mark.parametrize("mode", [{}, {"cluster_reboot_filevault": "authrestart", "cluster_reboot_filevault_user": "admin",
+                                       "cluster_reboot_filevault_password": "fv-unlock-secret"}])
+def test_filevault_pending_node_is_refused_in_either_mode(converged, clean_faults, mode):
+    """`fdesetup status` says FileVault "will be enabled after the next restart": that restart
+    stops at the unlock screen, which authrestart cannot skip yet, so nothing reboots."""
+    maclab("fault", "filevault-pending", "mac3")
+    counts = boot_counts()
+    proc, _, _ = reboot(converged, mode)
+    assert proc.returncode != 0
+    assert "FileVault is about to be turned on on mac3 (fdesetup status: FileVault is Off, but will be " \
+           "enabled after the next restart.)" in proc.stdout
+    assert "Restart mac3 once with someone at the Mac to unlock it" in proc.stdout
+    assert "Nothing was rebooted." in proc.stdout and "FileVault is on on" not in proc.stdout
+    assert boot_counts() == counts
+    assert "fv-unlock-secret" not in proc.stdout + proc.stderr
+
+
 def test_only_unhealthy_nodes_reboot(converged):
     maclab("fault", "wired-reset", "mac2")  # live iogpu.wired_limit_mb 0 until the next boot
     counts = boot_counts()

@@ -7,6 +7,8 @@ import subprocess
 
 from shimlab import NOBODY
 
+from ansible_collections.macops.cluster.plugins.module_utils import _fdesetup
+
 
 def homebrew_owned_by_nobody(lab):
     prefix = os.path.join(lab.fs, "opt", "homebrew")
@@ -83,6 +85,16 @@ def test_fdesetup_and_csrutil(lab):
         state["filevault"] = True
     assert lab.run("fdesetup", "status").out == "FileVault is On.\n"
     assert lab.run("csrutil", "status").out == "System Integrity Protection status: enabled.\n"
+
+
+def test_fdesetup_pending_enablement_reads_as_pending_by_the_collections_parser(lab):
+    with lab.edit_state() as state:
+        state["filevault"] = "pending"
+    status = lab.run("fdesetup", "status")
+    assert status.out == "FileVault is Off, but will be enabled after the next restart.\n"
+    assert _fdesetup.parse_status(status.out)["state"] == "pending"
+    # Not on yet: nothing for isactive to report.
+    assert (lab.run("fdesetup", "isactive").rc, lab.run("fdesetup", "isactive").out) == (1, "false\n")
 
 
 def test_defaults_round_trip_in_a_real_plist(lab):

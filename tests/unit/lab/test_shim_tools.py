@@ -46,6 +46,14 @@ def test_authrestart_needs_root_and_filevault(lab, fake_launchd):
     assert wait_exit(fake_launchd, 1.5) is None
 
 
+def test_authrestart_has_nothing_to_unlock_while_filevault_is_pending(lab, fake_launchd):
+    with lab.edit_state() as state:
+        state["filevault"] = "pending"
+    result = lab.run_process("fdesetup", "authrestart", env={"MACLAB_INIT_PID": str(fake_launchd.pid)})
+    assert (result.rc, result.err) == (1, "Error: FileVault is Off.\n")
+    assert not os.path.exists(os.path.join(lab.host_dir(), "run", "power_request"))
+
+
 def test_authrestart_with_filevault_on_restarts_past_the_unlock_screen(lab, fake_launchd):
     with lab.edit_state() as state:
         state["filevault"] = True

@@ -34,17 +34,18 @@ def test_reads_disk_filevault_and_remote_login_in_one_run(monkeypatch, capsys):
     assert result["ansible_facts"] == {"user_id": pwd.getpwuid(os.getuid()).pw_name,
                                        "user_dir": pwd.getpwuid(os.getuid()).pw_dir}
     assert result["boot_volume"] == {"path": "/", "size_kib": 971350180, "free_kib": 650553916, "free_gb": 620.4}
-    assert result["filevault"] == {"on": False, "status": "FileVault is Off."}
+    assert result["filevault"] == {"on": False, "state": "off", "status": "FileVault is Off."}
     assert result["remote_login"] is True
     assert result["remote_login_detail"] == "launchd job com.openssh.sshd loaded"
 
 
-@pytest.mark.parametrize("fixture, on", [("fdesetup/on.txt", True), ("fdesetup/enabled_after_restart.txt", True),
-                                         ("fdesetup/encrypting.txt", True), ("fdesetup/deferred_login.txt", False)])
-def test_filevault_on_or_about_to_be(monkeypatch, capsys, fixture, on):
+@pytest.mark.parametrize("fixture, state", [("fdesetup/on.txt", "on"), ("fdesetup/enabled_after_restart.txt", "pending"),
+                                            ("fdesetup/encrypting.txt", "on"), ("fdesetup/deferred_login.txt", "pending"),
+                                            ("fdesetup/deferred_macos13.txt", "pending")])
+def test_filevault_on_or_about_to_be(monkeypatch, capsys, fixture, state):
     result, _ = run_module(monkeypatch, capsys, mac_state.main, {},
                            mac(fdesetup=(0, read_fixture(fixture), "")))
-    assert result["filevault"] == {"on": on, "status": read_fixture(fixture).strip()}
+    assert result["filevault"] == {"on": True, "state": state, "status": read_fixture(fixture).strip()}
 
 
 def test_remote_login_off_is_reported_not_failed(monkeypatch, capsys):
