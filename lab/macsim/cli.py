@@ -23,6 +23,8 @@ filevault-on HOST    FileVault on: reboots wait at the unlock screen (`fault up`
 filevault-pending HOST  FileVault "will be enabled after the next restart": that restart
                      waits at the unlock screen (authrestart cannot skip it), then it is on
 slow-boot HOST S     the host's next boots take S seconds
+ssd HOST PORT        an external SSD (not a Mac) on the free Thunderbolt port PORT (a receptacle
+                     number, e.g. 6), listed under that port as real Macs list it
 clear                undo all faults
 """
 

@@ -3,6 +3,7 @@
 Every fault is recorded in lab.json `faults` with what it replaced, so `fault clear` can put
 exactly that back. The shim reads the state; links change here.
 """
+import hashlib
 import json
 import os
 import plistlib
@@ -11,6 +12,7 @@ import signal
 import socket
 
 from . import layout, net, statefile, topology
+from .formats import profiler
 
 
 class FaultError(RuntimeError):
@@ -334,6 +336,27 @@ def fault_filevault_pending(paths, host):
     return "%s: FileVault pending (enabled at the next restart, which stops at the unlock screen)" % host
 
 
+def fault_ssd(paths, host, receptacle):
+    """An external SSD (what owners plug in to hold the models) on a free Thunderbolt port: the
+    shim lists it under that port's bus as real Macs do, a device without a domain UUID."""
+    lab = _lab(paths)
+    state = statefile.read_json(paths.host_file(host, "state.json"))
+    receptacles = [str(p["receptacle"]) for p in state["hardware"]["tb_ports"]]
+    if str(receptacle) not in receptacles:
+        raise FaultError("%s has no Thunderbolt port %s (ports %s)" % (host, receptacle, ", ".join(receptacles)))
+    for cable in lab["cables"]:
+        ends = [(cable["a"], str(cable["a_port"])), (cable["b"], str(cable["b_port"]))]
+        if (host, str(receptacle)) in ends and cable.get("state") != "cut":
+            raise FaultError("%s port %s carries cable %s: a drive needs a free port" % (host, receptacle, cable["id"]))
+    uid = "0x8087%s00" % hashlib.sha256(("%s/%s/%s/ssd" % (lab["name"], host, receptacle)).encode()).hexdigest()[:10].upper()
+    with _edit_state(paths, host) as state:
+        devices = state.setdefault("tb_devices", {})
+        saved = devices.get(str(receptacle))
+        devices[str(receptacle)] = dict(profiler.DEVICES["ssd"], switch_uid=uid)
+    _record(paths, "ssd", [host, str(receptacle)], saved)
+    return "%s: external SSD (%s) on Thunderbolt port %s" % (host, profiler.DEVICES["ssd"]["_name"], receptacle)
+
+
 def fault_slow_boot(paths, host, seconds):
     try:
         value = float(seconds)
@@ -388,6 +411,13 @@ def fault_clear(paths):
         elif kind in ("filevault-on", "filevault-pending"):
             with _edit_state(paths, host) as state:
                 state["filevault"] = saved
+        elif kind == "ssd":
+            with _edit_state(paths, host) as state:
+                devices = state.setdefault("tb_devices", {})
+                if saved is None:
+                    devices.pop(args[1], None)
+                else:
+                    devices[args[1]] = saved
         elif kind == "slow-boot":
             with _edit_state(paths, host) as state:
                 state["boot"]["boot_seconds"] = saved
@@ -404,7 +434,7 @@ KINDS = {
     "no-return": (1, fault_no_return), "down": (1, fault_down), "up": (1, fault_up),
     "disk-full": (2, fault_disk_full), "wired-reset": (1, fault_wired_reset), "clear": (0, fault_clear),
     "filevault-on": (1, fault_filevault_on), "filevault-pending": (1, fault_filevault_pending),
-    "slow-boot": (2, fault_slow_boot),
+    "slow-boot": (2, fault_slow_boot), "ssd": (2, fault_ssd),
 }
 
 

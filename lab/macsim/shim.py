@@ -367,9 +367,11 @@ def _thunderbolt_buses(host):
                     "ip_service_uuid": _derived_uuid(link["peer_port"]["domain_uuid"], "ip"),
                     "rdma_service_uuid": (_derived_uuid(link["peer_port"]["domain_uuid"], "rdma")
                                           if rdma_on else None)}
+        # A device `maclab fault ssd` plugged in (it shares no cable with another host).
+        device = host.state.get("tb_devices", {}).get(str(port["receptacle"]))
         buses.append({"bus": port["bus"], "receptacle": port["receptacle"],
                       "domain_uuid": port["domain_uuid"], "switch_uid": port["switch_uid"],
-                      "link": view})
+                      "link": view, "device": device if view is None else None})
     return buses
 
 

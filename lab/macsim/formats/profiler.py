@@ -2,9 +2,11 @@
 SPNetworkDataType, SPMemoryDataType, as text and as `-json`.
 
 The JSON side is the reference: every text form here is rendered from the same dicts, so the
-two cannot disagree. Confirmed shapes (macos-commands.md sections 1 and 9): the Thunderbolt and
-Hardware JSON keys. Unconfirmed: the Software, Network and Memory JSON keys and every text form
-except the Hardware lines exo and ansible read (`Model Name:`, `Chip:`, ...).
+two cannot disagree. Confirmed shapes (macos-commands.md sections 1 and 9, and its "Corrections
+from outputs captured on real Macs (2026-12)"): the Thunderbolt and Hardware JSON keys, and a
+non-Mac device (an external SSD) as a bus item without `domain_uuid_key`. Unconfirmed: the
+Software, Network and Memory JSON keys and every text form except the Hardware lines exo and
+ansible read (`Model Name:`, `Chip:`, ...).
 """
 import json
 
@@ -39,15 +41,26 @@ def hardware_items(hw):
     }]
 
 
+def _cores_text(number_processors):
+    """`Total Number of Cores:` from number_processors: `proc T:P:E` gives the split (macOS 26
+    wording, capitalised); an integer (Intel, virtual Macs) or another layout is printed as the
+    bare total (what a real Mac prints then is unconfirmed)."""
+    if isinstance(number_processors, int):
+        return str(number_processors)
+    numbers = [int(n) for n in number_processors.split()[1].split(":")]
+    if len(numbers) == 3:
+        return "{} ({} Performance and {} Efficiency)".format(*numbers)
+    return str(numbers[0])
+
+
 def hardware_text(items):
     it = items[0]
-    total, perf, eff = it["number_processors"].split()[1].split(":")
     lines = [
         "Model Name: " + it["machine_name"],
         "Model Identifier: " + it["machine_model"],
         "Model Number: " + it["model_number"],
         "Chip: " + it["chip_type"],
-        "Total Number of Cores: {} ({} Performance and {} Efficiency)".format(total, perf, eff),
+        "Total Number of Cores: " + _cores_text(it["number_processors"]),
         "Memory: " + it["physical_memory"],
         "System Firmware Version: " + it["boot_rom_version"],
         "OS Loader Version: " + it["os_loader_version"],
@@ -173,13 +186,37 @@ def network_text(items):
 
 # --- Thunderbolt ----------------------------------------------------------------------------
 
-def thunderbolt_items(machine_name, buses):
-    """buses: dicts with bus, receptacle, domain_uuid, switch_uid, and `link` None (idle port)
-    or {speed ("80 Gb/s"), peer_model_name, peer_model_id, peer_domain_uuid, ip_service_uuid,
-    rdma_service_uuid (None unless this host has RDMA enabled)}.
+# What owners plug in besides Macs: a Thunderbolt 5 external SSD. Keys and values as the real
+# capture in macos-commands.md's corrections shows them (an OWC Envoy Ultra on a Mac Studio):
+# `mode_key`, `receptacle_upstream_ambiguous_tag`, no `domain_uuid_key`; the UID is the lab's.
+DEVICES = {
+    "ssd": {"_name": "Envoy Ultra", "device_id_key": "0xDE7B", "device_name_key": "Envoy Ultra",
+            "device_revision_key": "0x6", "mode_key": "usb_four_v2", "speed": "80 Gb/s",
+            "switch_version_key": "56.56", "vendor_id_key": "0x1E91", "vendor_name_key": "Other World Computing"},
+}
+# The text labels of `mode_key` (unconfirmed).
+_MODE_TEXT = {"usb_four_v2": "USB4 v2", "usb_four": "USB4", "thunderbolt_three": "Thunderbolt 3"}
 
-    Confirmed (macos-commands.md section 1): keys, idle vs connected values, one bus per port,
-    highest bus first, `_items[].domain_uuid_key` = the peer port's domain UUID.
+
+def device_item(device):
+    """The bus item of a non-Mac device: device is DEVICES[kind] plus `switch_uid`."""
+    item = dict((k, v) for k, v in device.items() if k not in ("speed", "switch_uid"))
+    item.update({"receptacle_upstream_ambiguous_tag": {
+        "current_speed_key": device["speed"], "link_status_key": "0x2", "micro_version_key": "1.3.0",
+        "receptacle_status_key": "receptacle_connected"},
+        "route_string_key": "1", "switch_uid_key": device["switch_uid"]})
+    return item
+
+
+def thunderbolt_items(machine_name, buses):
+    """buses: dicts with bus, receptacle, domain_uuid, switch_uid, `link` None (idle port)
+    or {speed ("80 Gb/s"), peer_model_name, peer_model_id, peer_domain_uuid, ip_service_uuid,
+    rdma_service_uuid (None unless this host has RDMA enabled)}, and `device` None or a
+    DEVICES entry plus switch_uid (a drive on a port without a Mac).
+
+    Confirmed (macos-commands.md section 1 and corrections): keys, idle vs connected values, one
+    bus per port, highest bus first, `_items[].domain_uuid_key` = the peer port's domain UUID; a
+    drive is an item without one, its port connected at the drive's speed.
     """
     items = []
     for bus in sorted(buses, key=lambda b: b["bus"], reverse=True):
@@ -206,8 +243,32 @@ def thunderbolt_items(machine_name, buses):
                                "domain_uuid_key": link["peer_domain_uuid"],
                                "services_title": services, "vendor_id_key": "0x0A27",
                                "vendor_name_key": "Apple Inc."}]
+        elif bus.get("device"):
+            tag.update({"current_speed_key": bus["device"]["speed"], "link_status_key": "0x2",
+                        "receptacle_status_key": "receptacle_connected"})
+            item["_items"] = [device_item(bus["device"])]
         items.append(item)
     return items
+
+
+def _device_text(item):
+    """A non-Mac device's text block (labels unconfirmed, as for the Mac peers')."""
+    upstream = item["receptacle_upstream_ambiguous_tag"]
+    return [item["_name"] + ":",
+            "  Vendor Name: " + item["vendor_name_key"],
+            "  Device Name: " + item["device_name_key"],
+            "  Mode: " + _MODE_TEXT.get(item["mode_key"], item["mode_key"]),
+            "  Vendor ID: " + item["vendor_id_key"],
+            "  Device ID: " + item["device_id_key"],
+            "  Device Revision: " + item["device_revision_key"],
+            "  UID: " + item["switch_uid_key"],
+            "  Route String: " + item["route_string_key"],
+            "  Firmware Version: " + item["switch_version_key"],
+            "  Port (Upstream):",
+            "    Status: Device connected",
+            "    Link Status: " + upstream["link_status_key"],
+            "    Speed: " + upstream["current_speed_key"],
+            "    Link Controller Firmware Version: " + upstream["micro_version_key"]]
 
 
 def thunderbolt_text(items):
@@ -216,7 +277,7 @@ def thunderbolt_text(items):
     blocks = []
     for it in items:
         tag = it["receptacle_1_tag"]
-        connected = tag["link_status_key"] == "0x2"
+        connected = tag["receptacle_status_key"] == "receptacle_connected"
         lines = ["Vendor Name: " + it["vendor_name_key"],
                  "Device Name: " + it["device_name_key"],
                  "UID: " + it["switch_uid_key"],
@@ -228,6 +289,9 @@ def thunderbolt_text(items):
                  "  Speed: " + tag["current_speed_key"],
                  "  Receptacle: " + tag["receptacle_id_key"]]
         for peer in it.get("_items", []):
+            if "domain_uuid_key" not in peer:
+                lines.extend(_device_text(peer))
+                continue
             lines.append(peer["_name"] + ":")
             lines.append("  Vendor Name: " + peer["vendor_name_key"])
             lines.append("  Device Name: " + peer["device_name_key"])

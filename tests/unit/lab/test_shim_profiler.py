@@ -1,12 +1,17 @@
 """system_profiler: the Thunderbolt JSON read with MLX's and exo's rule, text/JSON agreement,
 and the hardware text ansible and exo parse."""
 import json
+import os
 
 import pytest
 from ansible.module_utils.facts.hardware.darwin import DarwinHardware
 
 import tbrules
-from shimlab import CABLES, PROFILES
+from shimlab import CABLES, PROFILES, REPO
+
+with open(os.path.join(REPO, "tests", "unit", "plugins", "module_utils", "fixtures", "system_profiler",
+                       "studio_external_ssd.json")) as _handle:
+    REAL_SSD_FIXTURE = _handle.read()
 
 
 def thunderbolt(lab, host, *extra):
@@ -139,3 +144,55 @@ def test_software_and_network_text_agree_with_json(lab):
     for service in data["SPNetworkDataType"]:
         assert "\n    %s:\n" % service["_name"] in text
         assert "BSD Device Name: %s\n" % service["interface"] in text
+
+
+def plug_ssd(lab, receptacle=6):
+    from macsim.formats import profiler
+    with lab.edit_state() as state:
+        state["tb_devices"] = {str(receptacle): dict(profiler.DEVICES["ssd"], switch_uid="0x80870123456789AB")}
+
+
+def test_external_ssd_is_printed_as_the_real_capture_shows_a_drive(lab):
+    # The real-format fixture (macos-commands.md corrections: a Mac Studio with an Envoy Ultra) is
+    # the reference the lab's drive must match key for key.
+    fixture = json.loads(REAL_SSD_FIXTURE)["SPThunderboltDataType"]
+    captured_bus = next(b for b in fixture if b.get("_items") and "domain_uuid_key" not in b["_items"][0])
+    plug_ssd(lab)
+    bus = next(b for b in thunderbolt(lab, "mac1") if b["receptacle_1_tag"]["receptacle_id_key"] == "6")
+    (drive,) = bus["_items"]
+    assert sorted(drive) == sorted(captured_bus["_items"][0])
+    assert sorted(drive["receptacle_upstream_ambiguous_tag"]) == \
+        sorted(captured_bus["_items"][0]["receptacle_upstream_ambiguous_tag"])
+    assert {k: bus["receptacle_1_tag"][k] for k in ("current_speed_key", "link_status_key", "receptacle_status_key")} \
+        == {k: captured_bus["receptacle_1_tag"][k] for k in ("current_speed_key", "link_status_key", "receptacle_status_key")}
+
+
+def test_external_ssd_reads_as_a_device_in_both_forms_and_peers_stay(lab):
+    from ansible_collections.macops.cluster.plugins.module_utils import _system_profiler as sp
+    plug_ssd(lab)
+    for ports in (sp.parse_thunderbolt(thunderbolt(lab, "mac1")),
+                  sp.parse_thunderbolt_text(lab.run("system_profiler", "SPThunderboltDataType").out)):
+        by_receptacle = {p["receptacle"]: p for p in ports}
+        ssd = by_receptacle[6]
+        assert (ssd["peer"], ssd["connected"], ssd["speed_gbps"]) == (None, True, 80)
+        assert [(d["name"], d["vendor"]) for d in ssd["devices"]] == [("Envoy Ultra", "Other World Computing")]
+        assert by_receptacle[2]["peer"]["model_id"] == "Mac15,14" and by_receptacle[2]["devices"] == []
+
+
+def test_a_drive_on_a_cabled_port_is_not_shown_over_the_mac(lab):
+    plug_ssd(lab, receptacle=2)
+    bus = next(b for b in thunderbolt(lab, "mac1") if b["receptacle_1_tag"]["receptacle_id_key"] == "2")
+    assert [i["_name"] for i in bus["_items"]] == ["Mac Studio"]
+
+
+def test_hardware_text_of_an_integer_core_count_is_the_bare_total():
+    from macsim.formats import profiler
+    item = dict(profiler.hardware_items({"memory_bytes": 8 * 1024 ** 3, "boot_rom": "1", "chip": "Apple M3 (Virtual)",
+                                         "model_id": "VirtualMac2,1", "model_name": "Apple Virtual Machine 1",
+                                         "model_number": "VM", "cores_total": 8, "cores_perf": 4, "cores_eff": 4,
+                                         "platform_uuid": "U", "provisioning_udid": "P", "serial": "S"})[0])
+    assert "Total Number of Cores: 8 (4 Performance and 4 Efficiency)" in profiler.hardware_text([item])
+    item["number_processors"] = 8
+    assert "      Total Number of Cores: 8\n" in profiler.hardware_text([item])
+    item["number_processors"] = "proc 18:6:0:12"
+    assert "      Total Number of Cores: 18\n" in profiler.hardware_text([item])
