@@ -39,7 +39,7 @@ options:
     type: dict
     default: {}
   problems:
-    description: Extra problems from other roles, each C({code, severity, host, port, message, fix}).
+    description: Extra problems from other roles, each in the collection's one problem shape C({code, severity, host, port, peer, message, fix, details}) (C(macops.cluster.problem) builds it); anything else is reported as C(problem_unregistered).
     type: list
     elements: dict
     default: []
@@ -93,8 +93,10 @@ _value:
       elements: str
     problems:
       description:
-        - "C({code, severity, host, port, peer_host, link_id, message, fix, source}), errors first,
-          then warnings, then info; C(source) is C(topology), C(rdma), C(node), C(check) or C(report)."
+        - "The one problem shape C({code, severity, host, port, peer, message, fix, details}) (see
+          C(docs/problems.md)), errors first, then warnings, then info."
+        - "C(details.source) is C(topology), C(rdma), C(node), C(check) or C(report); C(details.link_id)
+          names the cable, when there is one."
       type: list
       elements: dict
     nodes:

@@ -14,6 +14,7 @@ import re
 
 from ansible_collections.macops.cluster.plugins.module_utils._ibv_devices import DEVICE_PREFIX, interface_of
 from ansible_collections.macops.cluster.plugins.module_utils._ibv_devinfo import PORT_ACTIVE, port_one
+from ansible_collections.macops.cluster.plugins.module_utils._problems import problem as registered_problem
 from ansible_collections.macops.cluster.plugins.module_utils._rdma_ctl import DISABLED, ENABLED, enabled_flag
 from ansible_collections.macops.cluster.plugins.module_utils._sw_vers import version_at_least
 
@@ -39,7 +40,8 @@ RECOVERY_STEPS = (
 
 
 def problem(code, severity, message, fix, port=None):
-    return {"code": code, "severity": severity, "message": message, "fix": fix, "port": port}
+    """This module's findings in the collection's one problem shape; the report adds the host."""
+    return registered_problem(code, message, fix, port=port, severity=severity)
 
 
 def assess(rdma_status, macos_version, min_macos, devices, devinfo, thunderbolt_ports):
@@ -145,7 +147,7 @@ def _port_problems(port, tb, enabled):
         ))
     if tb.get("device_name") == _STUDIO_NAME and interface == _STUDIO_PORT_NEXT_TO_ETHERNET:
         problems.append(problem(
-            "rdma_port_next_to_ethernet", ERROR,
+            "tb_port_next_to_ethernet", ERROR,
             "%s is the Mac Studio's Thunderbolt 5 port next to the Ethernet port, which cannot do RDMA" % where,
             "Move this cable to another Thunderbolt 5 port of the Mac Studio (receptacles 2-6, en3-en7).",
             interface,

@@ -139,7 +139,9 @@ ansible_facts:
       description: The RV(macops.cluster.system_profiler#module:mac) dict, serial number masked.
       type: dict
 problems:
-  description: What stands between this Mac and RDMA; RV(ready) is false while any has severity C(error).
+  description:
+    - What stands between this Mac and RDMA; RV(ready) is false while any has severity C(error).
+    - Each in the collection's one problem shape, with a code from C(docs/problems.md).
   returned: always
   type: list
   elements: dict
@@ -148,7 +150,7 @@ problems:
       description:
         - Stable identifier, one of C(rdma_ctl_missing), C(rdma_status_unknown), C(rdma_disabled),
           C(macos_too_old), C(rdma_device_missing), C(rdma_port_down), C(rdma_no_ipv4_gid),
-          C(tb_link_tb4_speed), C(rdma_port_next_to_ethernet), C(tb_no_cabled_ports), C(rdma_tool_failed).
+          C(tb_link_tb4_speed), C(tb_port_next_to_ethernet), C(tb_no_cabled_ports), C(rdma_tool_failed).
       type: str
       sample: rdma_port_down
     severity:
@@ -164,6 +166,15 @@ problems:
       description: Interface the problem is about, null for the whole Mac.
       type: str
       sample: en3
+    host:
+      description: Null; the report and the roles set the node's name.
+      type: str
+    peer:
+      description: Null; the report adds the peer of the port from the address plan.
+      type: str
+    details:
+      description: Machine-readable extras, empty here.
+      type: dict
 """
 
 from ansible.module_utils.basic import AnsibleModule

@@ -131,11 +131,12 @@ problems:
   description:
     - C(tb_link_no_reply) (the peer did not answer), C(tb_link_wrong_interface) (the peer is reached
       through another interface), C(tb_default_route_over_thunderbolt); every one is an error.
+    - Each in the collection's one problem shape (C(docs/problems.md)); C(host) is null, the caller knows it.
   returned: always
   type: list
   elements: dict
-  sample: [{"code": "tb_link_no_reply", "severity": "error", "port": "en3", "peer_host": "mac2",
-            "message": "en3: no reply from mac2 (198.19.0.2) ...", "fix": "..."}]
+  sample: [{"code": "tb_link_no_reply", "severity": "error", "host": null, "port": "en3", "peer": "mac2",
+            "message": "en3: no reply from mac2 (198.19.0.2) ...", "fix": "...", "details": {}}]
 """
 
 import threading

@@ -9,7 +9,7 @@ __metaclass__ = type
 
 import re
 
-from ._topology_common import INFO, TopologyError, describe_port, describe_speed, link_label, natural_key
+from ._topology_common import INFO, TopologyError, describe_port, describe_speed, link_id_of, link_label, natural_key
 
 PROBLEM_COLOUR = "#d62728"
 
@@ -25,10 +25,11 @@ def problem_codes_by_link(topology):
     """{link id: [codes]} for the problems worth drawing (info-level ones are not)."""
     codes = {}
     for problem in topology.get("problems", []):
-        if problem.get("link_id") and problem.get("severity") != INFO:
-            codes.setdefault(problem["link_id"], [])
-            if problem["code"] not in codes[problem["link_id"]]:
-                codes[problem["link_id"]].append(problem["code"])
+        link_id = link_id_of(problem)
+        if link_id and problem.get("severity") != INFO:
+            codes.setdefault(link_id, [])
+            if problem["code"] not in codes[link_id]:
+                codes[link_id].append(problem["code"])
     return codes
 
 

@@ -19,9 +19,18 @@ __metaclass__ = type
 import hashlib
 import json
 
-from ._topology_common import ERROR, INFO, WARNING, TopologyError, describe_port, natural_key
+from ansible_collections.macops.cluster.plugins.module_utils._problems import (
+    PROBLEM_KEYS,
+    UnknownProblemCode,
+    is_problem,
+    problem,
+)
 
-SCHEMA_VERSION = 1
+from ._topology_common import ERROR, INFO, WARNING, TopologyError, describe_port, link_id_of, natural_key
+
+# 2: problems are the one shape of plugins/module_utils/_problems.py (peer, not peer_host; the
+# cable's id and who found it under details), and anything else arrives as problem_unregistered.
+SCHEMA_VERSION = 2
 DEFAULT_TITLE = "Mac cluster health"
 SEVERITIES = (ERROR, WARNING, INFO)
 SEVERITY_RANK = dict((severity, rank) for rank, severity in enumerate(SEVERITIES))
@@ -43,6 +52,7 @@ GPU_WIRED_LIMIT_DIFFERS = "gpu_wired_limit_differs"
 SERVICE_NOT_RUNNING = "service_not_running"
 CHECK_FAILED = "check_failed"
 NO_NODES = "report_no_nodes"
+UNREGISTERED = "problem_unregistered"
 
 
 class ReportError(TopologyError):
@@ -70,23 +80,56 @@ def _text(value):
     return None if value is None else str(value)
 
 
-def _problem(code, severity, message, fix, host=None, port=None, peer_host=None, link_id=None, source="report"):
-    return {"code": code, "severity": severity, "host": host, "port": port, "peer_host": peer_host,
-            "link_id": link_id, "message": message, "fix": fix, "source": source}
+def _derived_problem(code, severity, message, fix, host=None, source="report"):
+    """A problem the report finds itself in the nodes' data."""
+    return problem(code, message, fix, host=host, severity=severity, details={"source": source})
 
 
-def normalise_problem(raw, source, host=None):
-    """A problem in the report's shape; unknown severities count as warnings, never as silence."""
-    raw = _dict(raw)
-    severity = str(raw.get("severity") or WARNING).lower()
-    if severity not in SEVERITY_RANK:
-        severity = WARNING
-    return _problem(
-        code=str(raw.get("code") or "unspecified"), severity=severity,
-        message=str(raw.get("message") or raw.get("msg") or "No message given."),
-        fix=str(raw.get("fix") or "No fix recorded: see the message."),
-        host=_text(raw.get("host") or host), port=_text(raw.get("port")),
-        peer_host=_text(raw.get("peer_host")), link_id=_text(raw.get("link_id")), source=source)
+def source_of(found):
+    """Who found a problem: topology, rdma, node, check or report (``details["source"]``)."""
+    return found["details"].get("source")
+
+
+def _jsonable(value):
+    try:
+        return json.loads(json.dumps(value, sort_keys=True, default=str))
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def _unregistered(raw, source, host, reason):
+    """What arrived in place of a problem, reported as an error of its own: never dropped."""
+    what = raw.get("code") if isinstance(raw, dict) else None
+    return problem(
+        UNREGISTERED,
+        "A %s finding is not a registered problem (%s): %s" % (
+            source, reason, json.dumps(_jsonable(raw), sort_keys=True)[:500]),
+        "This is a bug in whatever built it%s: build it with problem() or the macops.cluster.problem filter, "
+        "with a code listed in docs/problems.md." % ((" (code %r)" % what) if what else ""),
+        host=host, severity=ERROR, details={"source": source, "received": _jsonable(raw)})
+
+
+def _why_not_a_problem(raw):
+    if not isinstance(raw, dict):
+        return "a %s, not a dict" % type(raw).__name__
+    keys = set(raw)
+    if keys != set(PROBLEM_KEYS):
+        missing, extra = sorted(set(PROBLEM_KEYS) - keys), sorted(keys - set(PROBLEM_KEYS))
+        return "keys differ from the problem shape%s%s" % (
+            (", missing " + ", ".join(missing)) if missing else "", (", extra " + ", ".join(extra)) if extra else "")
+    return "code %r is not in the registry or severity %r is not one of error, warning, info" % (
+        raw.get("code"), raw.get("severity"))
+
+
+def accept_problem(raw, source, host=None):
+    """A copy of a problem in the one shape, with its source (and ``host`` when it names none);
+    anything else becomes a problem_unregistered error that shows what arrived."""
+    if not is_problem(raw):
+        return _unregistered(raw, source, host, _why_not_a_problem(raw))
+    accepted = dict(raw, details=dict(raw["details"] or {}, source=source))
+    if accepted["host"] is None and host is not None:
+        accepted["host"] = str(host)
+    return accepted
 
 
 def problem_sort_key(problem):
@@ -190,19 +233,19 @@ def _node_problems(name, data, node):
     """Problems the node's own data shows: unreachable, missing facts, services, checks, GPU."""
     problems = []
     if data.get("reachable") is False:
-        problems.append(_problem(
+        problems.append(_derived_problem(
             NODE_UNREACHABLE, ERROR, "%s could not be reached, so nothing on it was checked." % name,
             "Check that %s is powered on and answers `ssh %s` from the controller, then run the playbook "
             "again." % (name, name), host=name, source="node"))
     elif node["hardware"] is None:
-        problems.append(_problem(
+        problems.append(_derived_problem(
             NODE_FACTS_MISSING, WARNING, "No facts were collected from %s: its hardware, cabling and "
             "versions are not checked." % name,
             "Run the playbook again without --limit or tags that skip fact gathering on %s." % name,
             host=name, source="node"))
     for service in node["services"] or []:
         if service["running"] is False:
-            problems.append(_problem(
+            problems.append(_derived_problem(
                 SERVICE_NOT_RUNNING, WARNING, "Service %s is not running on %s%s." % (
                     service["name"], name, (": " + service["detail"]) if service["detail"] else ""),
                 "Read the service's log on %s, then run the playbook again to restart %s."
@@ -210,23 +253,30 @@ def _node_problems(name, data, node):
     for check in _dict(data).get("checks") or []:
         check = _dict(check)
         if check.get("ok") is False:
-            problems.append(normalise_problem({
-                "code": check.get("code") or CHECK_FAILED, "severity": check.get("severity") or ERROR,
-                "port": check.get("port"),
-                "message": "Check '%s' failed on %s%s." % (
-                    check.get("name") or "unnamed check", name,
-                    (": %s" % check["detail"]) if check.get("detail") else ""),
-                "fix": check.get("fix") or "Run the playbook again with -v and read the output of '%s' on %s."
-                % (check.get("name") or "unnamed check", name)}, "check", host=name))
+            problems.append(_check_problem(name, check))
     gpu = node["gpu"]
     if gpu and gpu["target_mb"] is not None and gpu["wired_limit_mb"] is not None \
             and gpu["wired_limit_mb"] != gpu["target_mb"]:
-        problems.append(_problem(
+        problems.append(_derived_problem(
             GPU_WIRED_LIMIT_DIFFERS, WARNING, "GPU wired memory limit on %s is %s MB, the plan says %s MB "
             "(iogpu.wired_limit_mb does not survive a reboot)." % (name, gpu["wired_limit_mb"], gpu["target_mb"]),
             "Run the playbook again to set iogpu.wired_limit_mb=%s on %s." % (gpu["target_mb"], name),
             host=name, source="node"))
     return problems
+
+
+def _check_problem(name, check):
+    """A failed check is a problem with the check's code (check_failed when it has none)."""
+    label = check.get("name") or "unnamed check"
+    try:
+        return problem(
+            check.get("code") or CHECK_FAILED,
+            "Check '%s' failed on %s%s." % (label, name, (": %s" % check["detail"]) if check.get("detail") else ""),
+            check.get("fix") or "Run the playbook again with -v and read the output of '%s' on %s." % (label, name),
+            host=name, port=check.get("port"), severity=check.get("severity") or ERROR,
+            details={"source": "check"})
+    except (UnknownProblemCode, ValueError) as exc:
+        return _unregistered(check, "check", name, str(exc))
 
 
 def _software_problems(nodes):
@@ -246,7 +296,7 @@ def _software_problems(nodes):
             if version == wanted:
                 continue
             for host in by_version[version]:
-                problems.append(_problem(
+                problems.append(_derived_problem(
                     SOFTWARE_VERSION_MISMATCH, WARNING,
                     "%s runs %s %s; %s of %s nodes run %s." % (
                         host, key, version, len(by_version[wanted]), len(nodes), wanted),
@@ -260,12 +310,12 @@ def _rdma_problems(name, rdma, topology):
     ports = _dict(_dict(_dict(topology.get("addresses")).get("hosts")).get(name))
     problems = []
     for raw in (rdma or {}).get("problems") or []:
-        problem = normalise_problem(raw, "rdma", host=name)
-        if problem["port"] and problem["link_id"] is None:
-            entry = _dict(ports.get(problem["port"]))
-            problem["link_id"] = _text(entry.get("link_id"))
-            problem["peer_host"] = problem["peer_host"] or _text(entry.get("peer_host"))
-        problems.append(problem)
+        found = accept_problem(raw, "rdma", host=name)
+        entry = _dict(ports.get(found["port"])) if found["port"] and found["code"] != UNREGISTERED else {}
+        if entry.get("link_id") and link_id_of(found) is None:
+            found["details"]["link_id"] = _text(entry["link_id"])
+            found["peer"] = found["peer"] or _text(entry.get("peer_host"))
+        problems.append(found)
     return problems
 
 
@@ -273,14 +323,14 @@ def _dedupe(problems):
     """Drop repeats: a slow cable is seen by the planner and by rdma_status on both of its Macs."""
     seen = set()
     kept = []
-    for problem in problems:
-        if problem["link_id"]:
-            key = (problem["code"], "link", problem["link_id"])
+    for found in problems:
+        if link_id_of(found):
+            key = (found["code"], "link", link_id_of(found))
         else:
-            key = (problem["code"], problem["host"], problem["port"], problem["message"])
+            key = (found["code"], found["host"], found["port"], found["message"])
         if key not in seen:
             seen.add(key)
-            kept.append(problem)
+            kept.append(found)
     return kept
 
 
@@ -300,11 +350,11 @@ def _links(topology, problems):
             continue
         link_id = _text(raw.get("id"))
         plan = _dict(address_links.get(link_id))
-        linked = [p for p in problems if p["link_id"] == link_id and link_id]
+        linked = [p for p in problems if link_id and link_id_of(p) == link_id]
         codes = []
-        for problem in linked:
-            if problem["code"] not in codes:
-                codes.append(problem["code"])
+        for found in linked:
+            if found["code"] not in codes:
+                codes.append(found["code"])
         worst = min([SEVERITY_RANK[p["severity"]] for p in linked] or [len(SEVERITIES)])
         links.append({
             "id": link_id, "a": _end(raw["a"], plan.get("a_ip")), "b": _end(raw["b"], plan.get("b_ip")),
@@ -392,17 +442,17 @@ def build_report_model(report_nodes=None, topology=None, problems=None, title=No
         collected.extend(_node_problems(name, data, node))
         collected.extend(_rdma_problems(name, rdma, topology))
 
-    all_problems = [normalise_problem(p, "topology") for p in topology.get("problems") or []]
+    all_problems = [accept_problem(p, "topology") for p in topology.get("problems") or []]
     all_problems += collected + _software_problems(nodes)
-    all_problems += [normalise_problem(p, "report") for p in (problems or []) if p]
+    all_problems += [accept_problem(p, "report") for p in (problems or []) if p]
     if not names:
-        all_problems.append(_problem(
+        all_problems.append(_derived_problem(
             NO_NODES, ERROR, "The report has no nodes: no facts reached it.",
             "Check that the inventory group `macs` lists the Macs and that the play ran on them."))
     # A failed check that a role also reported as a problem (same code, same host) is that problem:
     # keep the role's message and fix, not the generic "check failed".
-    explained = set((p["code"], p["host"]) for p in all_problems if p["source"] != "check")
-    all_problems = [p for p in all_problems if p["source"] != "check" or (p["code"], p["host"]) not in explained]
+    explained = set((p["code"], p["host"]) for p in all_problems if source_of(p) != "check")
+    all_problems = [p for p in all_problems if source_of(p) != "check" or (p["code"], p["host"]) not in explained]
     all_problems = sorted(_dedupe(all_problems), key=problem_sort_key)
 
     for node in nodes:

@@ -121,8 +121,8 @@ def _where(problem):
     if problem.get("port"):
         parts.append("port " + problem["port"] if not str(problem["port"]).startswith("port") else problem["port"])
     where = " \u00b7 ".join(parts) or "whole cluster"
-    if problem.get("peer_host"):
-        where += " \u2192 " + problem["peer_host"]
+    if problem.get("peer"):
+        where += " \u2192 " + problem["peer"]
     return where
 
 

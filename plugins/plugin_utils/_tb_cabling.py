@@ -46,7 +46,7 @@ def _describe_cable(end_a, end_b):
 
 def _problem(message, fix, end, other, link_id=None):
     return make_problem(CODE, ERROR, message, fix, host=end["host"], port=end.get("interface"),
-                        peer_host=other["host"], link_id=link_id)
+                        peer=other["host"], link_id=link_id)
 
 
 def _normalise_declared(declared, records):
@@ -66,7 +66,7 @@ def _normalise_declared(declared, records):
                 % (entry["a"], entry["a_port"], entry["b"], entry["b_port"], " and ".join(missing_hosts)),
                 "Add %s to the inventory and make it reachable, or remove the cable from the declared "
                 "cabling." % " and ".join(missing_hosts),
-                host=str(entry["a"]), peer_host=str(entry["b"])))
+                host=str(entry["a"]), peer=str(entry["b"])))
             continue
         cables.append((_resolve_end(str(entry["a"]), entry["a_port"], records, entry),
                        _resolve_end(str(entry["b"]), entry["b_port"], records, entry)))

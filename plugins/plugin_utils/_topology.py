@@ -171,7 +171,7 @@ def discover_links(records, hosts):
                     "%s is cabled to %s on the same Mac; a loop carries no cluster traffic."
                     % (describe_end(here), describe_port(there["interface"], there["receptacle"])),
                     "Unplug the cable from %s and connect it to another Mac." % describe_end(there),
-                    host=host, port=here["interface"], peer_host=host))
+                    host=host, port=here["interface"], peer=host))
                 continue
             back = peer_port["peer"]["domain_uuid"] if peer_port["peer"] else None
             if back != port["domain_uuid"]:
@@ -205,7 +205,7 @@ def _asymmetric_problem(here, there, back, owner):
         % (describe_end(here), describe_end(there), describe_end(there), seen),
         "Re-seat the cable at both ends (%s and %s) and gather facts again; if it persists, "
         "replace the cable." % (describe_end(here), describe_end(there)),
-        host=here["host"], port=here["interface"], peer_host=there["host"])
+        host=here["host"], port=here["interface"], peer=there["host"])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -320,7 +320,7 @@ def _used_receptacles(links):
 def check_speed(links, min_link_gbps):
     problems = []
     for link in links:
-        ends = dict(host=link["a"]["host"], port=link["a"]["interface"], peer_host=link["b"]["host"],
+        ends = dict(host=link["a"]["host"], port=link["a"]["interface"], peer=link["b"]["host"],
                     link_id=link["id"])
         if link["speed_gbps"] is None:
             problems.append(make_problem(
@@ -356,7 +356,7 @@ def check_port_next_to_ethernet(links, records):
                 "tb_port_next_to_ethernet", ERROR,
                 "%s is the Mac Studio port next to Ethernet (rdma_%s); it cannot do RDMA. It carries the "
                 "cable to %s." % (describe_end(end), end["interface"] or "en2", describe_end(other)),
-                fix, host=end["host"], port=end["interface"], peer_host=other["host"], link_id=link["id"]))
+                fix, host=end["host"], port=end["interface"], peer=other["host"], link_id=link["id"]))
     return problems
 
 
@@ -373,7 +373,7 @@ def check_duplicates(links, chosen):
             "an address only." % (pair[0], pair[1], describe_link(link), describe_link(kept)),
             "Unplug %s, or move it to a pair of Macs that has no cable yet (see tb_mesh_missing_pair)."
             % describe_link(link),
-            host=link["a"]["host"], port=link["a"]["interface"], peer_host=link["b"]["host"], link_id=link["id"]))
+            host=link["a"]["host"], port=link["a"]["interface"], peer=link["b"]["host"], link_id=link["id"]))
     return problems
 
 
@@ -402,7 +402,7 @@ def check_mesh_pairs(hosts, records, links, adjacent, declared_pairs):
                 "tb_mesh_missing_pair", severity,
                 "%s and %s have no Thunderbolt cable between them; a full mesh (jaccl) needs one for "
                 "every pair." % (host_a, host_b),
-                fix, host=host_a, peer_host=host_b))
+                fix, host=host_a, peer=host_b))
     return problems
 
 

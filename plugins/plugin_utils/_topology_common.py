@@ -10,9 +10,7 @@ __metaclass__ = type
 
 import re
 
-ERROR = "error"
-WARNING = "warning"
-INFO = "info"
+from ansible_collections.macops.cluster.plugins.module_utils._problems import ERROR, INFO, WARNING, problem
 
 # exo's dashboard and README single out rdma_en2 on a Mac Studio. The receptacle 1 <-> en2
 # mapping is confirmed by a real M3 Ultra capture; that receptacle 1 is physically the port
@@ -82,18 +80,15 @@ def describe_link(link):
     return "%s <-> %s" % (describe_end(link["a"]), describe_end(link["b"]))
 
 
-def make_problem(code, severity, message, fix, host=None, port=None, peer_host=None, link_id=None):
-    """One entry of `problems`; every entry has the same keys so that CI can filter on them."""
-    return {
-        "code": code,
-        "severity": severity,
-        "host": host,
-        "port": port,
-        "peer_host": peer_host,
-        "link_id": link_id,
-        "message": message,
-        "fix": fix,
-    }
+def make_problem(code, severity, message, fix, host=None, port=None, peer=None, link_id=None):
+    """The planner's `problem()`: severity always explicit, a cable's id in ``details["link_id"]``."""
+    return problem(code, message, fix, host=host, port=port, peer=peer, severity=severity,
+                   details={"link_id": link_id} if link_id else None)
+
+
+def link_id_of(found):
+    """The cable a problem is about (``details["link_id"]``), or None."""
+    return (found.get("details") or {}).get("link_id")
 
 
 def is_mac_studio(mac):

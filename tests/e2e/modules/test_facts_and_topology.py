@@ -115,7 +115,7 @@ def test_degraded_cable_is_named_with_its_ports_and_fix(lab, plan, clear_faults)
     c = cable("mac1", "mac2")
     assert len(found) == 1
     assert (found[0]["host"], found[0]["port"]) in {(c["a"], c["a_device"]), (c["b"], c["b_device"])}
-    assert found[0]["peer_host"] in {"mac1", "mac2"} and "Thunderbolt 5 cable" in found[0]["fix"]
+    assert found[0]["peer"] in {"mac1", "mac2"} and "Thunderbolt 5 cable" in found[0]["fix"]
     for end in ("a", "b"):
         assert "%s %s (port %d)" % (c[end], c[end + "_device"], c[end + "_port"]) in found[0]["fix"]
 
@@ -124,7 +124,7 @@ def test_cut_cable_breaks_the_mesh_at_that_pair(lab, plan, clear_faults):
     maclab("fault", "cut", "mac1", "mac2")
     result = plan()
     found = problems(result, "tb_mesh_missing_pair")
-    assert [{p["host"], p["peer_host"]} for p in found] == [{"mac1", "mac2"}]
+    assert [{p["host"], p["peer"]} for p in found] == [{"mac1", "mac2"}]
     assert result["topology"]["class"] == "ring"
     assert result["topology"]["hostfiles"]["jaccl"] is None
 

@@ -62,7 +62,7 @@ def test_bridge_back_addresses_reset_and_a_tb4_cable_warn_and_converge(site, fau
     # there (it explains the reset above), but it will not reset anything again, so no warning.
     assert problems_of(model, "tb_exo_networksetup_daemon") == []
     slow = problems_of(model, "tb_link_tb4_speed")
-    assert len(slow) == 1 and {slow[0]["host"], slow[0]["peer_host"]} == {"mac1", "mac4"} and slow[0]["fix"]
+    assert len(slow) == 1 and {slow[0]["host"], slow[0]["peer"]} == {"mac1", "mac4"} and slow[0]["fix"]
     # and the people reading the run see them at its end
     assert "mac2: " in proc.stdout and "mac3: " in proc.stdout
     # converged: the bridge is gone, the planned addresses are back, exo's daemon is off

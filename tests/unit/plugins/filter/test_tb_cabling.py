@@ -57,7 +57,7 @@ def test_cable_to_the_wrong_mac_says_where_the_far_end_goes():
     assert message == "Moved cable: mac1 en3 (port 2) goes to mac3 en5 (port 4), declared to go to mac4 en4 (port 3)."
     assert fix == "Unplug the far end of the cable from mac3 en5 (port 4) and plug it into mac4 en4 (port 3)."
     problem = problems_with(topology, "tb_cabling_differs")[0]
-    assert problem["link_id"] == "mac1:en3--mac3:en5"
+    assert problem["details"]["link_id"] == "mac1:en3--mac3:en5"
 
 
 def test_declared_host_without_facts():

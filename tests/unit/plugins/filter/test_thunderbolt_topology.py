@@ -45,7 +45,7 @@ def test_asymmetric_link_is_reported_not_used():
     topology = build_topology(nodes)
     assert topology["links"] == []
     (problem,) = problems_with(topology, "tb_link_asymmetric")
-    assert problem["host"] == "mac1" and problem["peer_host"] == "mac2" and problem["port"] == "en3"
+    assert problem["host"] == "mac1" and problem["peer"] == "mac2" and problem["port"] == "en3"
     assert "reports no peer" in problem["message"] and "Re-seat" in problem["fix"]
 
 
@@ -208,7 +208,7 @@ def test_unknown_speed_is_a_warning():
 def test_studio_port_next_to_ethernet_suggests_free_ports():
     topology = build_topology(build_nodes(["mac1", "mac2"], ["mac1:1 mac2:2"]))
     (problem,) = problems_with(topology, "tb_port_next_to_ethernet")
-    assert problem["host"] == "mac1" and problem["port"] == "en2" and problem["peer_host"] == "mac2"
+    assert problem["host"] == "mac1" and problem["port"] == "en2" and problem["peer"] == "mac2"
     assert "en4 (port 3)" in problem["fix"] and "en2 (port 1)" not in problem["fix"].split(":", 1)[1]
 
 
@@ -223,7 +223,7 @@ def test_studio_port_next_to_ethernet_without_free_port():
 def test_duplicate_cable_keeps_the_first_for_mlx():
     topology = build_topology(build_nodes(["mac1", "mac2"], ["mac1:2 mac2:2", "mac1:3 mac2:3"]))
     (problem,) = problems_with(topology, "tb_duplicate_cable")
-    assert problem["link_id"] == "mac1:en4--mac2:en4"
+    assert problem["details"]["link_id"] == "mac1:en4--mac2:en4"
     assert topology["hostfiles"]["jaccl"]["hosts"][0]["rdma"] == [None, "rdma_en3"]
     assert len(topology["addresses"]["links"]) == 2
 
@@ -231,14 +231,14 @@ def test_duplicate_cable_keeps_the_first_for_mlx():
 def test_duplicate_cable_prefers_a_tb5_cable_for_mlx():
     topology = build_topology(build_nodes(["mac1", "mac2"], ["mac1:2 mac2:2 @40", "mac1:3 mac2:3"]))
     (problem,) = problems_with(topology, "tb_duplicate_cable")
-    assert problem["link_id"] == "mac1:en3--mac2:en3"
+    assert problem["details"]["link_id"] == "mac1:en3--mac2:en3"
     assert topology["hostfiles"]["jaccl"]["hosts"][0]["rdma"] == [None, "rdma_en4"]
 
 
 def test_missing_pair_names_free_ports():
     topology = build_topology(build_nodes(names(3), ["mac1:2 mac2:2", "mac2:3 mac3:2"]))
     (problem,) = problems_with(topology, "tb_mesh_missing_pair")
-    assert (problem["host"], problem["peer_host"]) == ("mac1", "mac3")
+    assert (problem["host"], problem["peer"]) == ("mac1", "mac3")
     assert problem["fix"].startswith("Connect mac1 en4 (port 3) to mac3 en4 (port 3)")
 
 
@@ -248,7 +248,7 @@ def test_missing_pair_when_ports_run_out():
     cables = [c for c in cables if not c.startswith("m1:1 ")]
     topology = build_topology(build_nodes(hosts, cables))
     fixes = [p["fix"] for p in problems_with(topology, "tb_mesh_missing_pair")
-             if {p["host"], p["peer_host"]} == {"m1", "m2"}]
+             if {p["host"], p["peer"]} == {"m1", "m2"}]
     assert fixes and fixes[0].startswith("m1 has no free RDMA-capable") and "needs 4 per Mac" in fixes[0]
 
 

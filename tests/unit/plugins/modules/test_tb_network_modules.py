@@ -236,7 +236,7 @@ def test_interval_reaches_ping(monkeypatch, capsys):
 
 def test_silent_peer_names_port_and_peer(monkeypatch, capsys):
     result = check(monkeypatch, capsys, link_mac(ping=("ping/macos_no_reply.txt", 2)))
-    assert [(p["code"], p["port"], p["peer_host"]) for p in result["problems"]] == [("tb_link_no_reply", "en3", "mac2")]
+    assert [(p["code"], p["port"], p["peer"]) for p in result["problems"]] == [("tb_link_no_reply", "en3", "mac2")]
     assert "mac2 (198.19.0.2)" in result["problems"][0]["message"]
 
 

@@ -8,6 +8,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
 
 from cabling_builder import build_nodes, mesh_cables  # noqa: E402
 
+from ansible_collections.macops.cluster.plugins.module_utils._problems import problem  # noqa: E402
 from ansible_collections.macops.cluster.plugins.plugin_utils._topology import build_topology  # noqa: E402
 
 HOSTS = ["mac1", "mac2", "mac3", "mac4"]
@@ -35,14 +36,12 @@ def rdma_result(host, mac, enabled=True):
                       "cabled": True, "speed_gbps": port["speed_gbps"]})
     problems = []
     if not enabled:
-        problems.append({"code": "rdma_disabled", "severity": "error", "port": None,
-                         "message": "rdma_ctl status: disabled",
-                         "fix": "Boot %s into Recovery, open Terminal, run `rdma_ctl enable`, restart." % host})
+        problems.append(problem("rdma_disabled", "rdma_ctl status: disabled",
+                                "Boot %s into Recovery, open Terminal, run `rdma_ctl enable`, restart." % host))
     for port in mac["thunderbolt_ports"]:
         if port["connected"] and port["speed_gbps"] == 40:
-            problems.append({"code": "tb_link_tb4_speed", "severity": "error", "port": port["interface"],
-                             "message": "%s links at 40 Gb/s" % port["interface"],
-                             "fix": "Use a Thunderbolt 5 cable."})
+            problems.append(problem("tb_link_tb4_speed", "%s links at 40 Gb/s" % port["interface"],
+                                    "Use a Thunderbolt 5 cable.", port=port["interface"], severity="error"))
     return {"enabled": enabled, "ready": enabled and not problems, "ports": ports, "problems": problems,
             "macos_version": mac["macos_version"], "macos_build": mac["macos_build"]}
 

@@ -4,6 +4,8 @@ import json
 
 import pytest
 
+from ansible_collections.macops.cluster.plugins.module_utils._problems import is_problem
+from ansible_collections.macops.cluster.plugins.module_utils._problems import problem as registered_problem
 from ansible_collections.macops.cluster.plugins.plugin_utils._report_model import (
     SCHEMA_VERSION, ReportError, build_report_model, checked_model, problem_sort_key, verdict_of)
 
@@ -11,8 +13,7 @@ from report_fixture import HOSTS, report_inputs
 
 
 def problem(code, severity, host=None, port=None):
-    return {"code": code, "severity": severity, "host": host, "port": port, "message": code + " happened",
-            "fix": "undo " + code}
+    return registered_problem(code, code + " happened", "undo " + code, host=host, port=port, severity=severity)
 
 
 def healthy_inputs():
@@ -43,7 +44,7 @@ def test_slow_cable_seen_by_planner_and_both_macs_is_reported_once():
     assert [p["code"] for n in ("mac2", "mac3") for p in nodes[n]["rdma"]["problems"]].count("tb_link_tb4_speed") == 2
     model = build_report_model(nodes, topology)
     slow = [p for p in model["problems"] if p["code"] == "tb_link_tb4_speed"]
-    assert len(slow) == 1 and slow[0]["link_id"] == "mac2:en4--mac3:en4" and slow[0]["source"] == "topology"
+    assert len(slow) == 1 and slow[0]["details"] == {"link_id": "mac2:en4--mac3:en4", "source": "topology"}
     tb4_link = [l for l in model["topology"]["links"] if l["id"] == "mac2:en4--mac3:en4"][0]
     assert tb4_link["problem_codes"] == ["tb_link_tb4_speed"] and tb4_link["severity"] == "error"
     assert tb4_link["speed_gbps"] == 40 and tb4_link["a"]["port"] == "en4 (port 3)"
@@ -51,10 +52,11 @@ def test_slow_cable_seen_by_planner_and_both_macs_is_reported_once():
 
 @pytest.mark.parametrize("extra, verdict", [
     ([], "healthy"),
-    ([problem("x_note", "info", "mac1")], "healthy"),
-    ([problem("x_warn", "warning", "mac1")], "degraded"),
-    ([problem("x_warn", "warning"), problem("x_err", "error", "mac4")], "failed"),
-    ([problem("x_odd", "catastrophic", "mac1")], "degraded"),
+    ([problem("tb_address_renumbered", "info", "mac1")], "healthy"),
+    ([problem("tb_duplicate_cable", "warning", "mac1")], "degraded"),
+    ([problem("tb_duplicate_cable", "warning"), problem("tb_loopback_cable", "error", "mac4")], "failed"),
+    # Not a problem (an unknown severity): an error of its own, never silence.
+    ([dict(problem("tb_duplicate_cable", "warning", "mac1"), severity="catastrophic")], "failed"),
 ])
 def test_verdict_follows_the_worst_severity(extra, verdict):
     nodes, topology = healthy_inputs()
@@ -70,12 +72,13 @@ def test_no_nodes_is_a_failed_report_not_a_healthy_one():
 
 def test_problems_sorted_by_severity_then_cluster_wide_then_natural_host_order():
     nodes, topology = healthy_inputs()
-    extra = [problem("b_info", "info", "mac1"), problem("w_mac10", "warning", "mac10"),
-             problem("w_mac2", "warning", "mac2", "en3"), problem("e_mac3", "error", "mac3"),
-             problem("w_cluster", "warning"), problem("e_cluster", "error")]
+    extra = [problem("tb_address_renumbered", "info", "mac1"), problem("tb_duplicate_cable", "warning", "mac10"),
+             problem("tb_peer_unknown", "warning", "mac2", "en3"), problem("disk_space_low", "error", "mac3"),
+             problem("mlx_jaccl_unavailable", "warning"), problem("mlx_no_control_ip", "error")]
     model = build_report_model(nodes, topology, extra)
-    assert [p["code"] for p in model["problems"]] == [
-        "e_cluster", "e_mac3", "w_cluster", "w_mac2", "w_mac10", "b_info"]
+    assert [(p["code"], p["host"]) for p in model["problems"]] == [
+        ("mlx_no_control_ip", None), ("disk_space_low", "mac3"), ("mlx_jaccl_unavailable", None),
+        ("tb_peer_unknown", "mac2"), ("tb_duplicate_cable", "mac10"), ("tb_address_renumbered", "mac1")]
     assert sorted(model["problems"], key=problem_sort_key) == model["problems"]
 
 
@@ -103,14 +106,15 @@ def test_failed_checks_stopped_services_gpu_drift_and_version_skew_become_proble
     nodes, topology = healthy_inputs()
     nodes["mac1"]["checks"].append({"name": "all_sum smoke", "ok": False, "detail": "timeout after 30 s"})
     nodes["mac2"]["checks"].append({"name": "exo state", "ok": False, "severity": "warning",
-                                    "code": "exo_cluster_size", "fix": "Toggle Local Network for exo."})
+                                    "code": "reboot_exo_unhealthy", "fix": "Toggle Local Network for exo."})
     nodes["mac3"]["services"]["exo"] = {"running": False, "pid": None, "detail": "exited 78"}
     nodes["mac4"]["gpu"] = {"wired_limit_mb": 393216, "target_mb": 471859}
     nodes["mac4"]["software"]["mlx"] = "0.29.0"
     model = build_report_model(nodes, topology)
     found = dict((p["code"], p) for p in model["problems"])
     assert found["check_failed"]["severity"] == "error" and "timeout after 30 s" in found["check_failed"]["message"]
-    assert found["exo_cluster_size"]["fix"] == "Toggle Local Network for exo."
+    assert found["reboot_exo_unhealthy"]["fix"] == "Toggle Local Network for exo."
+    assert found["reboot_exo_unhealthy"]["severity"] == "warning" and found["reboot_exo_unhealthy"]["host"] == "mac2"
     assert found["service_not_running"]["host"] == "mac3" and "exited 78" in found["service_not_running"]["message"]
     assert "iogpu.wired_limit_mb=471859" in found["gpu_wired_limit_differs"]["fix"]
     skew = found["software_version_mismatch"]
@@ -172,7 +176,53 @@ def test_failed_check_a_role_reported_as_a_problem_is_reported_once():
                                {"name": "disk", "ok": False, "detail": "full"}]
     extra = [problem("macos_build_mismatch", "error", host="mac2")]
     model = build_report_model(nodes, topology, extra)
-    codes = [(p["code"], p["host"], p["source"]) for p in model["problems"]]
+    codes = [(p["code"], p["host"], p["details"]["source"]) for p in model["problems"]]
     assert ("macos_build_mismatch", "mac2", "report") in codes
     assert ("macos_build_mismatch", "mac2", "check") not in codes
     assert ("check_failed", "mac2", "check") in codes  # a check nobody explained keeps its own entry
+
+
+def test_every_problem_of_the_model_is_in_the_one_shape():
+    nodes, topology = report_inputs()
+    nodes["mac1"]["checks"].append({"name": "all_sum smoke", "ok": False, "detail": "timeout"})
+    model = build_report_model(nodes, topology, [problem("tb_bridge_returned", "warning", "mac4", "bridge0")])
+    assert model["problems"] and all(is_problem(p) for p in model["problems"])
+    # rdma_status names no host: the report gives its problems the node they came from
+    assert ("rdma_disabled", "mac3") in [(p["code"], p["host"]) for p in model["problems"]]
+
+
+@pytest.mark.parametrize("arrived, reason", [
+    ({"code": "rdma_disabled", "severity": "error", "msg": "old shape", "fix": "x"}, "missing details, host"),
+    (dict(problem("tb_duplicate_cable", "warning", "mac1"), code="made_up_code"), "'made_up_code' is not in"),
+    (dict(problem("tb_duplicate_cable", "warning", "mac1"), peer_host="mac2"), "extra peer_host"),
+    ("a plain string", "a str, not a dict"),
+])
+def test_anything_but_a_registered_problem_is_reported_as_problem_unregistered(arrived, reason):
+    nodes, topology = healthy_inputs()
+    model = build_report_model(nodes, topology, [copy.deepcopy(arrived)])
+    (found,) = [p for p in model["problems"] if p["code"] == "problem_unregistered"]
+    assert is_problem(found) and found["severity"] == "error" and model["verdict"] == "failed"
+    assert reason in found["message"] and found["details"]["received"] == arrived
+    assert found["details"]["source"] == "report"
+
+
+def test_unregistered_findings_from_the_planner_rdma_and_checks_are_not_dropped():
+    nodes, topology = healthy_inputs()
+    topology["problems"] = [{"code": "tb_something", "severity": "error", "message": "m", "fix": "f"}]
+    nodes["mac2"]["rdma"]["problems"] = [dict(problem("rdma_port_down", "error", port="en3"), code="rdma_gone")]
+    nodes["mac3"]["checks"].append({"name": "odd", "ok": False, "code": "not_a_code", "detail": "x"})
+    nodes["mac4"]["checks"].append({"name": "odd severity", "ok": False, "severity": "fatal", "detail": "y"})
+    model = build_report_model(nodes, topology)
+    unregistered = [p for p in model["problems"] if p["code"] == "problem_unregistered"]
+    assert sorted((p["host"] or "", p["details"]["source"]) for p in unregistered) == [
+        ("", "topology"), ("mac2", "rdma"), ("mac3", "check"), ("mac4", "check")]
+    assert any("'tb_something'" in p["fix"] for p in unregistered)
+    assert any("not_a_code" in p["message"] for p in unregistered)
+    assert any("fatal" in p["message"] for p in unregistered)
+
+
+def test_accepting_a_problem_does_not_change_the_caller_s_copy():
+    nodes, topology = report_inputs()
+    before = copy.deepcopy((nodes, topology))
+    build_report_model(nodes, topology)
+    assert (nodes, topology) == before

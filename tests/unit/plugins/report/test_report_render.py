@@ -4,6 +4,7 @@ from html.parser import HTMLParser
 
 import pytest
 
+from ansible_collections.macops.cluster.plugins.module_utils._problems import problem
 from ansible_collections.macops.cluster.plugins.plugin_utils._report_model import ReportError, build_report_model
 from ansible_collections.macops.cluster.plugins.plugin_utils._report_render import md, render_html, render_markdown
 
@@ -52,8 +53,8 @@ def parse(html):
 def hostile_model():
     nodes, topology = report_inputs()
     nodes[HOSTILE] = {"reachable": False}
-    extra = [{"code": "x_custom", "severity": "warning", "host": "mac1", "port": "en3",
-              "message": "a | pipe and *stars* in `code`", "fix": "Run `sudo networksetup -listallhardwareports` on mac1."}]
+    extra = [problem("tb_peer_unknown", "a | pipe and *stars* in `code`",
+                     "Run `sudo networksetup -listallhardwareports` on mac1.", host="mac1", port="en3")]
     return build_report_model(nodes, topology, extra, run={"playbook": "site.yml", "started": "2026-11-30T10:00:00Z"})
 
 

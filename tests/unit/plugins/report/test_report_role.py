@@ -9,6 +9,7 @@ import pytest
 
 from ansible_collections.macops.cluster.plugins.filter import (cabling_svg, cluster_report_model, report_html,
                                                                 report_markdown)
+from ansible_collections.macops.cluster.plugins.module_utils._problems import is_problem, problem
 from ansible_collections.macops.cluster.plugins.plugin_utils._mlx_hostfiles import hostfile_json
 from ansible_collections.macops.cluster.plugins.plugin_utils._topology import build_topology
 
@@ -49,8 +50,8 @@ def run_ansible(args, cwd, extra_env=None):
 @pytest.fixture
 def project(tmp_path):
     nodes, _ = report_inputs()
-    problems = [{"code": "exo_cluster_size", "severity": "warning", "host": "mac1", "port": None,
-                 "message": "exo /state on mac1 sees 3 of 4 nodes.", "fix": "Toggle Local Network for exo on mac1."}]
+    problems = [problem("reboot_exo_unhealthy", "exo /state on mac1 sees 3 of 4 nodes.",
+                        "Toggle Local Network for exo on mac1.", host="mac1", severity="warning")]
     (tmp_path / "inputs.json").write_text(json.dumps({"fixture_report_nodes": nodes,
                                                       "fixture_planner_nodes": planner_nodes(),
                                                       "fixture_problems": problems}))
@@ -99,8 +100,9 @@ def test_role_check_mode_real_mode_and_idempotence(project):
     assert written == sorted(expected)
 
     report = json.loads((report_dir / "report.json").read_text())
-    assert report["schema_version"] == 1 and report["verdict"] == "failed"
-    assert report["problem_codes"] == ["exo_cluster_size", "rdma_disabled", "tb_link_tb4_speed"]
+    assert report["schema_version"] == 2 and report["verdict"] == "failed"
+    assert report["problem_codes"] == ["rdma_disabled", "reboot_exo_unhealthy", "tb_link_tb4_speed"]
+    assert all(is_problem(p) for p in report["problems"])
     assert report["run"] == {"ansible_version": "2.21", "playbook": "site.yml"}
     topology = build_topology(planner_nodes())
     for backend in ("ring", "jaccl", "jaccl-ring"):
