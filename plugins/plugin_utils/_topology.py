@@ -54,14 +54,20 @@ def _normalise_port(host, raw):
         receptacle = int(raw["receptacle"])
     except (TypeError, ValueError):
         raise TopologyError("host %s: receptacle %r is not a number" % (host, raw["receptacle"]))
+    devices = [_normalise_device(device) for device in (raw.get("devices") or []) if isinstance(device, dict)]
     peer = raw.get("peer")
-    if isinstance(peer, dict):
+    if isinstance(peer, dict) and _uuid(peer.get("domain_uuid")):
         peer = {
             "domain_uuid": _uuid(peer.get("domain_uuid")),
             "name": peer.get("name"),
             "model_id": peer.get("model_id"),
             "rdma_service": peer.get("rdma_service"),
+            "via": [str(hop) for hop in (peer.get("via") or [])],
         }
+    elif isinstance(peer, dict):
+        # Facts from before devices were told apart: an item without a domain UUID is no Mac.
+        devices.insert(0, _normalise_device({"name": peer.get("name"), "model": peer.get("model_id")}))
+        peer = None
     else:
         peer = None
     speed = raw.get("speed_gbps")
@@ -73,7 +79,13 @@ def _normalise_port(host, raw):
         "speed_gbps": int(speed) if speed is not None else None,
         "connected": bool(raw.get("connected")),
         "peer": peer,
+        "devices": devices,
     }
+
+
+def _normalise_device(raw):
+    """A drive, dock or display on a port (`_thunderbolt_items.classify_json`), keys always present."""
+    return dict((key, raw.get(key)) for key in ("name", "vendor", "model", "mode", "speed", "depth", "upstream"))
 
 
 def normalise_nodes(nodes):
@@ -151,15 +163,18 @@ def discover_links(records, hosts):
         for port in records[host]["ports"]:
             here = _end(host, port)
             peer = port["peer"]
-            peer_uuid = peer["domain_uuid"] if peer else None
-            if not peer_uuid:
-                if port["connected"]:
-                    problems.append(_peer_unknown_problem(here, peer))
+            if peer is None:
+                # A drive or dock alone is a device on this port (the report lists it), not a peer.
+                if port["connected"] and not port["devices"]:
+                    problems.append(_peer_unknown_problem(here, None))
                 continue
-            if peer_uuid not in owner:
+            if peer["domain_uuid"] not in owner:
                 problems.append(_peer_unknown_problem(here, peer))
                 continue
-            peer_host, peer_port = owner[peer_uuid]
+            peer_host, peer_port = owner[peer["domain_uuid"]]
+            if peer["via"] and peer_host != host:
+                problems.append(_via_dock_problem(here, _end(peer_host, peer_port), peer))
+                continue
             there = _end(peer_host, peer_port)
             pair_key = frozenset([(host, port["receptacle"]), (peer_host, peer_port["receptacle"])])
             if pair_key in seen_pairs:
@@ -182,11 +197,24 @@ def discover_links(records, hosts):
     return links, problems
 
 
+def _via_dock_problem(here, there, peer):
+    docks = " and ".join(peer["via"])
+    return make_problem(
+        "tb_peer_via_dock", WARNING,
+        "%s reaches %s (%s) through %s, a dock or hub, not a direct cable: that path carries no RDMA, "
+        "MLX and exo do not count it as a link, and the plan leaves it out." % (
+            describe_end(here), there["host"], _describe_peer(dict(peer, via=[])), docks),
+        "Replace %s between %s and %s with a direct Thunderbolt 5 cable; keep the dock on a port the "
+        "cluster's cables do not need." % (docks, describe_end(here), there["host"]),
+        host=here["host"], port=here["interface"], peer=there["host"])
+
+
 def _peer_unknown_problem(here, peer):
+    behind = " behind %s" % " and ".join(peer["via"]) if peer and peer.get("via") else ""
     return make_problem(
         "tb_peer_unknown", WARNING,
-        "%s is cabled to %s, which matches no port of any inventory host: a Mac outside the "
-        "inventory, or a hub or dock in between." % (describe_end(here), _describe_peer(peer)),
+        "%s is cabled to %s%s, which matches no port of any inventory host: a Mac outside the "
+        "inventory, or a hub or dock in between." % (describe_end(here), _describe_peer(peer), behind),
         "Add that Mac to the inventory group and gather its facts, or replace the hub/dock with a "
         "direct Mac-to-Mac Thunderbolt 5 cable, or unplug it from %s." % describe_end(here),
         host=here["host"], port=here["interface"])
