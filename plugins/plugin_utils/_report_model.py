@@ -25,6 +25,7 @@ from ansible_collections.macops.cluster.plugins.module_utils._problems import (
     is_problem,
     problem,
 )
+from ansible_collections.macops.cluster.plugins.module_utils._thunderbolt_items import describe_device
 
 from ._topology_common import ERROR, INFO, WARNING, TopologyError, describe_port, link_id_of, natural_key
 
@@ -175,7 +176,25 @@ def _thunderbolt(mac):
     if mac is None or not isinstance(mac.get("thunderbolt_ports"), list):
         return None
     ports = [p for p in mac["thunderbolt_ports"] if isinstance(p, dict)]
-    return {"ports": len(ports), "cabled": len([p for p in ports if p.get("connected")])}
+    return {"ports": len(ports), "cabled": len([p for p in ports if p.get("connected")]),
+            "devices": _port_devices(ports)}
+
+
+def _port_devices(ports):
+    """Drives, docks and displays on the Thunderbolt ports (not Macs), per port, as printed."""
+    devices = []
+    for port in ports:
+        receptacle, interface = port.get("receptacle"), _text(port.get("interface"))
+        for device in port.get("devices") or []:
+            if not isinstance(device, dict):
+                continue
+            devices.append({
+                "receptacle": receptacle, "interface": interface,
+                "port": describe_port(interface, receptacle) if isinstance(receptacle, int) else (interface or "?"),
+                "name": _text(device.get("name")), "vendor": _text(device.get("vendor")),
+                "mode": _text(device.get("mode")), "speed": _text(device.get("speed")),
+                "upstream": _text(device.get("upstream")), "description": describe_device(device)})
+    return devices
 
 
 def _rdma(rdma):

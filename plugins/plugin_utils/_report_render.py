@@ -314,6 +314,29 @@ def _cabling(model, svg, graphviz_href):
     return '<h2 id="cabling">Cabling</h2>%s<h2 id="cables">Cables</h2>%s%s%s' % (figure, table, missing, ring_html)
 
 
+def device_rows(model):
+    """(node, port, device, link) for every drive, dock or display on a Thunderbolt port: the
+    report lists them so that a port holding one is not mistaken for a free or missing cable."""
+    rows = []
+    for node in model["nodes"]:
+        for device in (node.get("thunderbolt") or {}).get("devices") or []:
+            link = ", ".join(v for v in (device.get("mode"), device.get("speed")) if v)
+            if device.get("upstream"):
+                link = ", ".join(v for v in (link, "behind " + device["upstream"]) if v)
+            rows.append((node["name"], device["port"], device["description"], link))
+    return rows
+
+
+def _devices(model):
+    rows = device_rows(model)
+    if not rows:
+        return ""
+    return '<h2 id="devices">Thunderbolt devices (not Macs)</h2>%s' % _table(
+        ["Node", "Port", "Device", "Link"],
+        [["<b>%s</b>" % _e(node), _e(port), _e(device), _e(link) if link else '<span class="muted">\u2013</span>']
+         for node, port, device, link in rows])
+
+
 def _hostfiles(model):
     rows = []
     for backend in sorted(model["topology"]["hostfiles"]):
@@ -342,7 +365,8 @@ def render_html(model, graphviz_href=None, svg=None):
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
         "<title>%s \u2013 %s</title>" % (_e(model["title"]), _e(model["verdict"])),
         "<style>%s</style></head>\n<body><main>" % CSS.strip(),
-        _header(model), _problems(model), _nodes(model), _cabling(model, svg, graphviz_href), _hostfiles(model),
+        _header(model), _problems(model), _nodes(model), _cabling(model, svg, graphviz_href), _devices(model),
+        _hostfiles(model),
         "<footer>%s</footer></main></body></html>\n" % footer,
     ])
 
@@ -418,6 +442,10 @@ def render_markdown(model):
     if topology["missing_pairs"]:
         lines += ["", "Pairs without a cable: %s" % ", ".join("%s \u2013 %s" % (md(a), md(b))
                                                               for a, b in topology["missing_pairs"])]
+    if device_rows(model):
+        lines += ["", "## Thunderbolt devices (not Macs)", ""]
+        lines += _md_table(["Node", "Port", "Device", "Link"], [
+            [md(node), md(port), md(device), md(link or "-")] for node, port, device, link in device_rows(model)])
     lines += ["", "## MLX hostfiles", ""]
     lines += _md_table(["Backend", "File", "Rank order"], [
         ["`%s`" % backend, "[%s](%s)" % (entry["path"], entry["path"]) if entry["available"] else "unavailable",
