@@ -110,6 +110,14 @@ mac:
       description: Efficiency cores; null as for RV(mac.cores_performance).
       type: int
       sample: 8
+    cores_note:
+      description:
+        - Why RV(mac.cores_performance) and RV(mac.cores_efficiency) are null, naming the command and the field;
+          null when the split is known.
+        - C(number_processors) is a bare integer on Intel and virtual Macs and under Rosetta, and the M5
+          generation's C(proc 18:6:0:12) names its tiers differently; the total is kept in both cases.
+      type: str
+      sample: "`system_profiler -json` SPHardwareDataType number_processors 8 is a bare total (Intel, virtual Mac or Rosetta): no split"
     macos_version:
       description: macOS version from C(SPSoftwareDataType).
       type: str
@@ -159,12 +167,23 @@ mac:
           description: C(up) or C(down).
           type: str
         connected:
-          description: Whether a device is attached.
+          description: Whether anything is attached (a Mac, a drive, a dock).
           type: bool
         peer:
-          description: The Mac at the other end, or null. Keys C(domain_uuid) (the peer's own port UUID),
-            C(model_id), C(name), C(rdma_service) (the peer advertises the RDMA XD service, protocol 64087).
+          description:
+            - The nearest Mac on this port, at any depth (an item with a domain UUID), or null. Keys
+              C(domain_uuid) (the peer's own port UUID), C(model_id), C(name), C(rdma_service) (the peer
+              advertises the RDMA XD service, protocol 64087) and C(via) (the devices between this port and the
+              Mac, such as a dock; empty for a direct cable, the only kind that carries RDMA).
           type: dict
+        devices:
+          description:
+            - Everything attached that is not a Mac (drives, docks, displays; items without a domain UUID), in
+              the order printed. Keys C(name), C(vendor), C(model), C(mode) (C(mode_key), such as C(usb_four_v2)),
+              C(speed) (its upstream link), C(depth) (1 when plugged into this port) and C(upstream) (the device it
+              hangs off).
+          type: list
+          elements: dict
     network_services:
       description: Network services from C(SPNetworkDataType) (name, interface, type, hardware,
         ipv4_method, ipv4_addresses, service_order); empty unless that data type is collected.
