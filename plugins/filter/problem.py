@@ -59,7 +59,8 @@ EXAMPLES = r"""
 
 - name: Every failed check result (with code, severity, message, fix) as a problem
   ansible.builtin.set_fact:
-    my_problems: "{{ check_results | rejectattr('ok') | map('macops.cluster.problem', host=inventory_hostname) | list }}"
+    my_problems: >-
+      {{ check_results | rejectattr('ok') | map('macops.cluster.problem', host=inventory_hostname) | list }}
 """
 
 RETURN = r"""

@@ -115,7 +115,7 @@ REGISTRY = {
     "tb_link_tb4_speed": _code(
         ERROR, "topology",
         "A link runs below min_link_gbps (80 Gb/s): a Thunderbolt 4/3 cable or port is in the path and it "
-        "cannot carry RDMA (rdma_status reports it as a warning: the link still serves TCP).",
+        "cannot carry RDMA (it still serves TCP). The planner and rdma_status both find it.",
         "Use a Thunderbolt 5 cable between Thunderbolt 5 ports on both Macs (the link must show 80 Gb/s)."),
     "tb_port_next_to_ethernet": _code(
         ERROR, "topology",

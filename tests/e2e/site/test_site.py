@@ -6,6 +6,8 @@ import os
 
 from labtools import HOSTS, ROOT, changed_tasks, log_lines, recap, ssh
 
+from ansible_collections.macops.cluster.plugins.module_utils._problems import REGISTRY, is_problem
+
 # Tasks whose change --check cannot predict, because they depend on an earlier change in the same
 # run (docs/site.md lists each with the reason). Keep this list short and explained.
 UNPREDICTABLE = {
@@ -49,6 +51,17 @@ def test_report_is_written_for_people_and_machines(site, converged):
     with open(os.path.join(report_dir, "index.html")) as handle:
         html = handle.read()
     assert "<svg" in html and all(host in html for host in HOSTS)
+
+
+def test_every_problem_in_the_report_is_a_registered_problem(site, converged):
+    # Issue 11 acceptance 2: what every module, plugin and role emitted on a real converge reaches
+    # report.json in the one problem shape, each code in the registry (problem_unregistered would
+    # mean something was not).
+    with open(os.path.join(site.workdir, "artifacts", "report", "report.json")) as handle:
+        report = json.load(handle)
+    assert [p for p in report["problems"] if not is_problem(p)] == []
+    assert "problem_unregistered" not in report["problem_codes"]
+    assert set(report["problem_codes"]) <= set(REGISTRY) and report["schema_version"] == 2
 
 
 def test_every_cable_carries_its_planned_address(converged):
