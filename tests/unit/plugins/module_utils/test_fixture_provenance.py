@@ -18,7 +18,8 @@ def directories():
 @pytest.mark.parametrize("directory", directories())
 def test_every_fixture_has_a_provenance_line(directory):
     readme_path = os.path.join(FIXTURES, directory, "README.md")
-    assert os.path.exists(readme_path), "%s/ has no README.md naming its fixtures' sources" % directory
+    assert os.path.exists(readme_path), \
+        "%s/ has no README.md naming its fixtures' sources (one line per file: - `file`: source)" % directory
     with open(readme_path) as handle:
         lines = handle.read().splitlines()
     for name in sorted(os.listdir(os.path.join(FIXTURES, directory))):
@@ -26,5 +27,6 @@ def test_every_fixture_has_a_provenance_line(directory):
             continue
         # a list line that names the file in backquotes and says what kind of source it has
         named = [line for line in lines if line.startswith("- ") and re.search(r"`%s`" % re.escape(name), line)]
-        assert named, "%s/%s is not listed in its README.md" % (directory, name)
+        assert named, "%s/%s is not listed in %s/README.md: add a line - `%s`: <documentation, capture " \
+                      "(named) or no source>: ..." % (directory, name, directory, name)
         assert any(word in line for line in named for word in SOURCE_WORDS), (directory, name, named)

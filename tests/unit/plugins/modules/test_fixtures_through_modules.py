@@ -136,7 +136,9 @@ CASES = [(fixture, main, args) for fixture in fixture_files() if route_of(fixtur
 
 
 def test_every_fixture_is_fed_to_a_module_or_its_parser():
-    assert [f for f in fixture_files() if route_of(f) is None and f not in PARSER_ONLY] == []
+    unrouted = [f for f in fixture_files() if route_of(f) is None and f not in PARSER_ONLY]
+    assert unrouted == [], ("fed to nothing: add each to ROUTES (the module whose command prints it) or to "
+                            "PARSER_ONLY (its parser, when no module runs it, e.g. a filter over a raw read)")
     assert all(f in fixture_files() for f in PARSER_ONLY)
     # a parser-only fixture stops being one as soon as a module runs its parser: route it then
     used = "".join(inspect.getsource(module) for module in MODULES)
