@@ -120,7 +120,10 @@ ports:
       elements: str
       sample: ["fe80::345e:bff:fe41:7c02", "::ffff:198.19.0.1"]
     cabled:
-      description: A device is attached to this Thunderbolt port.
+      description:
+        - A Mac is on a direct cable to this Thunderbolt port (or something attached that did not enumerate).
+          A drive or dock alone, or a Mac behind a dock, is not a cable RDMA could use, so such a port is
+          false and not checked.
       type: bool
     speed_gbps:
       description: Link speed of a cabled port (80 for TB5, 40 for TB4); null when not cabled.
