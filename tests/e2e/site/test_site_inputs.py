@@ -1,0 +1,85 @@
+"""Issue 11, acceptance 1 end to end: on the converged lab, one bad value per role (generated from the
+argument specs, so a new role is covered without editing this file) and `-e firewall_state=presnet`
+fail in the first task of site.yml (reboot-cluster.yml for cluster_reboot's variables), naming the
+variable, with changed=0 and not one command run on any simulated Mac."""
+import json
+import os
+import subprocess
+
+import pytest
+
+from input_cases import one_case_per_role
+from labtools import HOSTS, INVENTORY, REPO, VENV_BIN, ansible_env, log_lines, recap
+
+from ansible_collections.macops.cluster.plugins.plugin_utils._inputs import load_specs
+
+SPECS = load_specs(os.path.join(REPO, "roles"))
+FIRST_TASK = {"site.yml": "Check the inventory and every variable before anything connects",
+              "reboot-cluster.yml": "Check the reboot settings"}
+# What may run before it, on the controller only: reboot-cluster.yml's include_role of the role
+# whose first task it is, and Ansible's argument check of the dependency macops.cluster.macops.
+BEFORE_FIRST = ("Check the settings, FileVault and the current boot of every node", "Validating arguments")
+
+
+def shim_lines():
+    return dict((host, len(log_lines(host, "shim.log"))) for host in HOSTS)
+
+
+@pytest.fixture(scope="module")
+def playbook(converged, tmp_path_factory):
+    env = ansible_env(str(tmp_path_factory.mktemp("inputs")))
+
+    def run(name, extra_vars):
+        argv = [os.path.join(VENV_BIN, "ansible-playbook"), "-i", INVENTORY, os.path.join(REPO, name),
+                "-e", json.dumps(extra_vars)]
+        return subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                              env=env, timeout=300)
+    return run
+
+
+def assert_refused_before_anything_ran(proc, name, variable, before):
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0, out[-3000:]
+    counts = recap(proc.stdout)
+    assert set(counts) == set(HOSTS) and all(c["changed"] == 0 and c["failed"] == 1 for c in counts.values()), out[-3000:]
+    # the first task is the one that failed, on every host, and its message names the variable
+    tasks = [line for line in proc.stdout.splitlines() if line.startswith("TASK [")]
+    assert FIRST_TASK[name] in tasks[-1] and all(any(b in t for b in BEFORE_FIRST) for t in tasks[:-1]), tasks
+    assert "%s = " % variable in out or "%s is not a macops.cluster variable" % variable in out, out[-3000:]
+    # nothing connected: not one macOS command ran on any node, changing or not
+    assert shim_lines() == before
+
+
+CASES = one_case_per_role(SPECS)
+
+
+def test_every_role_has_a_case():
+    assert set(case[0] for case in CASES) == set(role for role, entries in SPECS.items() if any(entries.values()))
+
+
+@pytest.mark.parametrize("role, variable, bad, kind, expected", CASES, ids=[case[0] for case in CASES])
+def test_one_bad_value_per_role_fails_in_the_first_task(playbook, role, variable, bad, kind, expected):
+    name = "reboot-cluster.yml" if role == "cluster_reboot" else "site.yml"
+    before = shim_lines()
+    proc = playbook(name, {variable: bad})
+    assert_refused_before_anything_ran(proc, name, variable, before)
+    if expected is not None:
+        assert "Did you mean %s" % expected in proc.stdout
+
+
+def test_firewall_state_typo_says_did_you_mean_present_and_touches_no_node(playbook):
+    before = shim_lines()
+    proc = playbook("site.yml", {"firewall_state": "presnet"})
+    assert_refused_before_anything_ran(proc, "site.yml", "firewall_state", before)
+    assert "Did you mean present?" in proc.stdout
+
+
+def test_survey_strings_are_coerced_and_a_typo_in_a_name_is_named(playbook):
+    # AWX surveys and -e give strings: "false" and "32323" are what the specs want, once coerced;
+    # a misspelt variable name is refused with the closest known one.
+    before = shim_lines()
+    proc = playbook("site.yml", {"macops_rdma_required": "false", "firewall_mlx_first_port": "32323",
+                                 "macops_rdma_requried": True})
+    assert_refused_before_anything_ran(proc, "site.yml", "macops_rdma_requried", before)
+    assert "Did you mean macops_rdma_required?" in proc.stdout
+    assert "macops_rdma_required = " not in proc.stdout and "firewall_mlx_first_port = " not in proc.stdout
