@@ -133,7 +133,7 @@ def _choice_hints(path, spec, value):
     for item in items:
         if isinstance(item, dict):
             for name, subspec in suboptions.items():
-                if name in item:
+                if name in item and not (subspec or {}).get("no_log"):
                     hints.extend(_choice_hints("%s.%s" % (path, name), subspec or {}, item[name]))
     return hints
 
@@ -154,7 +154,10 @@ def invalid(name, value, spec, reason, host=None, secret=False):
     """The input_invalid problem for one option: the variable, the value, what is allowed, the fix."""
     shown = "(value hidden: no_log)" if secret else show(value)
     message = "%s = %s is refused: %s." % (name, shown, reason.rstrip("."))
-    hints = [] if secret else [hint for hint in _choice_hints(name, spec or {}, value) if hint[2] is not None]
+    # Choices of a suboption that is no secret still get their did-you-mean (the suggestion is a
+    # choice, never the value given); an option that is itself no_log gets none.
+    hints = [] if (spec or {}).get("no_log") else [
+        hint for hint in _choice_hints(name, spec or {}, value) if hint[2] is not None]
     for path, bad, close in hints:
         message += " Did you mean %s%s?" % (close, "" if path == name else " for %s" % path)
     fix = "Set %s to %s in group_vars, host_vars, -e or the AWX survey, or remove it to use the default" % (
