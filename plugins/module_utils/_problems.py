@@ -300,6 +300,27 @@ REGISTRY = {
         "do not see it as a link; the plan leaves it out.",
         "Replace the dock between the two Macs with a direct Thunderbolt 5 cable; keep the dock on a port "
         "the cluster's cables do not need."),
+    "sudo_rule_unsafe": _code(
+        ERROR, "sudoers",
+        "sudo -n -l lists a passwordless rule that gives a root shell or runs arbitrary code as root (a shell, "
+        "an interpreter or editor, launchctl load/bootstrap/submit of any path, sysctl -w of any key, a "
+        "wildcard that lets further options through): with the SSH mesh, one leaked key is then root on "
+        "every node.",
+        "Remove the rule (sudoers_extra_commands, or the sudoers file it comes from) or name the exact "
+        "command line; to keep it knowingly, list it in sudoers_accepted_unsafe_rules (docs/sudo.md)."),
+    "sudo_rule_unsafe_accepted": _code(
+        INFO, "sudoers",
+        "A passwordless rule that runs arbitrary code as root is in place because the owner accepted it in "
+        "sudoers_accepted_unsafe_rules: listed so the report shows the exception.",
+        "Nothing, while the exception is wanted; otherwise remove the rule and its entry in "
+        "sudoers_accepted_unsafe_rules."),
+    "sudo_rules_inactive": _code(
+        ERROR, "sudoers",
+        "sudo -n -l fails or does not list a rule the sudoers role installed as passwordless: sudo does not "
+        "read the drop-in (wrong owner or mode, no #includedir), so the cluster's tools would be asked for "
+        "a password.",
+        "Run the sudoers role again (site.yml --tags sudoers) and read sudo's complaint in "
+        "`sudo -n -l` on the node; the drop-in must be root:wheel 0440 in a directory /etc/sudoers includes."),
 }
 
 

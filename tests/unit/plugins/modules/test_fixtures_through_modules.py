@@ -12,7 +12,7 @@ import pytest
 from fixture_files import FIXTURES, read_fixture
 from module_harness import run_module
 
-from ansible_collections.macops.cluster.plugins.module_utils import _networksetup, _system_profiler
+from ansible_collections.macops.cluster.plugins.module_utils import _networksetup, _sudo_rules, _system_profiler
 from ansible_collections.macops.cluster.plugins.module_utils._parsing import ParseError
 from ansible_collections.macops.cluster.plugins.modules import (
     mac_state,
@@ -111,6 +111,8 @@ PARSER_ONLY = {
     "system_profiler/intel_thunderbolt3.txt": _system_profiler.parse_thunderbolt_text,
     "system_profiler/studio_hardware.txt": _system_profiler.parse_hardware_text,
     "system_profiler/studio_hardware_lower_case_cores.txt": _system_profiler.parse_hardware_text,
+    # The sudoers role reads `sudo -n -l` raw and audits it on the controller (sudo_rule_problems).
+    "sudo/list_default_rules_lab.txt": _sudo_rules.parse_listing,
 }
 MODULES = (mac_state, pf_status, pmset, rdma_status, system_profiler, tb_link_check, tb_network)
 
