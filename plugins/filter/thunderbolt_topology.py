@@ -112,8 +112,11 @@ _value:
       type: str
     ring_order:
       description:
-        - A cycle through every node, starting at the first node, preferring RDMA-capable
-          cables; C(null) when there is none. Two cabled nodes form a ring, as in MLX.
+        - The ring the hostfiles use, a cycle through every node starting at the first node, of
+          preferred cables that no error is about (RDMA-capable ones first); for the C(ring)
+          hostfile alone, failing that, of cables whose only errors say they cannot carry RDMA
+          (C(tb_link_tb4_speed), C(tb_port_next_to_ethernet)). C(null) when there is none. Two
+          cabled nodes form a ring, as in MLX.
       type: list
       elements: str
     neighbours:
@@ -140,6 +143,8 @@ _value:
       description:
         - "C({ring, jaccl, jaccl-ring}), each an MLX hostfile dict C({backend, envs, hosts}) or
           C(null) when the cabling does not allow that backend (a problem says why)."
+        - No hostfile uses a cable that an error-severity problem is about; the C(ring) hostfile
+          alone may use one whose only errors say it cannot carry RDMA (TCP runs over it).
       type: dict
     min_link_gbps:
       description: The O(min_link_gbps) the plan was checked against.

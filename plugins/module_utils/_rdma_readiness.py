@@ -138,8 +138,9 @@ def _port_problems(port, tb, enabled):
     where = "%s (Thunderbolt %d)" % (interface, tb["receptacle"])
     problems = []
     if port["speed_gbps"] is not None and port["speed_gbps"] < TB5_MIN_GBPS:
+        # An error, as the planner says: this port cannot carry RDMA, so the node is not ready.
         problems.append(problem(
-            "tb_link_tb4_speed", WARNING,
+            "tb_link_tb4_speed", ERROR,
             "%s: this link runs at %s: a TB4 cable or port cannot carry RDMA" % (where, tb["speed"]),
             "Use a Thunderbolt 5 cable between TB5 ports on both Macs (the link should show 80 Gb/s); "
             "until then this link only serves TCP (ring) traffic.",
@@ -152,8 +153,10 @@ def _port_problems(port, tb, enabled):
             "Move this cable to another Thunderbolt 5 port of the Mac Studio (receptacles 2-6, en3-en7).",
             interface,
         ))
-    if problems or enabled is not True:
-        # RDMA cannot run on this link anyway, or is off for the whole Mac (reported once).
+    if enabled is not True or any(p["code"] == "tb_port_next_to_ethernet" for p in problems):
+        # RDMA is off for the whole Mac (reported once), or this port can never carry it (the cable
+        # moves to another port, which is then checked). A slow link does not end the checks: the
+        # port's other faults need fixing too once the cable is replaced, and are said now.
         return problems
     peer = (tb.get("peer") or {}).get("name") or "the peer"
     if not port["present"]:

@@ -10,6 +10,12 @@
 - jaccl: full mesh only; `ips` is the management address (rank 0's is the coordinator);
   `rdma[j]` is this host's device on its cable to host j, null on the diagonal.
 - jaccl-ring: hosts in ring order; only the left and right neighbours' devices are set.
+
+No hostfile uses a cable that an error is about (`link_errors`): a TB4 cable, the Mac Studio
+port next to Ethernet, or any other error the planner ties to the cable. jaccl then needs every
+pair's cable free of errors; the ring and jaccl-ring use a cycle of error-free cables, which the
+planner looks for among those (`ring_order`). Whether RDMA is ready at the ends is the rdma
+role's part (`_mlx_backend.choose_backend`).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -18,7 +24,17 @@ __metaclass__ = type
 
 import json
 
-from ._topology_common import ERROR, INFO, WARNING, TopologyError, describe_end, make_problem, natural_key, port_name
+from ._topology_common import (
+    ERROR,
+    INFO,
+    WARNING,
+    TopologyError,
+    describe_end,
+    describe_link,
+    make_problem,
+    natural_key,
+    port_name,
+)
 
 BACKENDS = ("ring", "jaccl", "jaccl-ring")
 RING_UNAVAILABLE = "mlx_ring_unavailable"
@@ -80,33 +96,108 @@ def jaccl_hostfile(records, chosen, order, ring):
     return _hostfile("jaccl-ring" if ring else "jaccl", entries)
 
 
-def build_hostfiles(hosts, records, chosen, addresses, ring_order, shape):
-    """Return ({backend: hostfile or None}, problems saying why a backend is None)."""
+# Errors that say only "this cable cannot carry RDMA": TCP runs over such a cable all the same,
+# so they keep it out of the jaccl and jaccl-ring hostfiles but not out of the ring one. Every
+# other error about a cable keeps it out of every hostfile.
+RDMA_ONLY_ERRORS = ("tb_link_tb4_speed", "tb_port_next_to_ethernet")
+
+
+def _problem_link_id(found):
+    # The one problem shape keeps a cable's id in details; older callers passed it at the top.
+    return (found.get("details") or {}).get("link_id") or found.get("link_id")
+
+
+def link_errors(chosen, problems):
+    """{link id: [codes of the errors about it]} for the cables the backends would use."""
+    ids = set(link["id"] for link in chosen.values())
+    errors = {}
+    for found in problems:
+        link_id = _problem_link_id(found)
+        if found.get("severity") == ERROR and link_id in ids and found["code"] not in errors.get(link_id, []):
+            errors.setdefault(link_id, []).append(found["code"])
+    return errors
+
+
+def usable_links(chosen, errors, tcp=False):
+    """The chosen cables a hostfile may use: no error about them (tcp: none but RDMA_ONLY_ERRORS)."""
+    return dict((pair, link) for pair, link in chosen.items()
+                if not [code for code in errors.get(link["id"], []) if not (tcp and code in RDMA_ONLY_ERRORS)])
+
+
+def _faulty(chosen, errors, tcp=False):
+    blocked = set(usable_links(chosen, errors)) - set(usable_links(chosen, errors, tcp=True)) if tcp \
+        else set(chosen) - set(usable_links(chosen, errors))
+    return sorted((chosen[pair] for pair in blocked), key=lambda link: link["id"])
+
+
+def _describe_faulty(links, errors):
+    return "; ".join("%s (%s)" % (describe_link(link), ", ".join(errors[link["id"]])) for link in links)
+
+
+def _ring_unavailable(hosts, shape, chosen, errors):
+    too_few = len(hosts) < 2
+    if too_few:
+        reason = "a ring needs at least two Macs"
+        fix = "Add Macs to the inventory group."
+    elif shape in ("full_mesh", "ring"):
+        reason = ("every cycle through all %d Macs uses a cable with an error: %s"
+                  % (len(hosts), _describe_faulty(_faulty(chosen, errors, tcp=True), errors)))
+        fix = "Fix the cables named (each error's own fix says how), then run again."
+    else:
+        reason = "the cables form a '%s' topology with no cycle through all %d Macs" % (shape, len(hosts))
+        fix = ("Cable every Mac to the next one and the last back to the first (%s)."
+               % " - ".join(hosts + hosts[:1]))
+    return make_problem(RING_UNAVAILABLE, INFO if too_few else ERROR,
+                        "No ring or jaccl-ring hostfile: %s." % reason, fix)
+
+
+def _cycle(order):
+    return " - ".join(order + order[:1])
+
+
+def build_hostfiles(hosts, records, chosen, addresses, shape, errors, rdma_ring, tcp_ring):
+    """Return ({backend: hostfile or None}, problems saying why a backend is None).
+
+    `errors` is `link_errors(chosen, problems)`. `rdma_ring`: a cycle of cables no error is about
+    (RDMA-capable ones first), or None; `tcp_ring`: the cycle for the ring backend (`rdma_ring`
+    when there is one), whose cables may have RDMA_ONLY_ERRORS, or None.
+    """
     problems = []
     hostfiles = dict((backend, None) for backend in BACKENDS)
     too_few = len(hosts) < 2
-    if ring_order:
-        hostfiles["ring"] = ring_hostfile(records, chosen, addresses, ring_order)
+    if tcp_ring:
+        hostfiles["ring"] = ring_hostfile(records, chosen, addresses, tcp_ring)
     else:
-        problems.append(make_problem(
-            RING_UNAVAILABLE, INFO if too_few else ERROR,
-            "No ring or jaccl-ring hostfile: %s." % (
-                "a ring needs at least two Macs" if too_few else
-                "the cables form a '%s' topology with no cycle through all %d Macs" % (shape, len(hosts))),
-            "Cable every Mac to the next one and the last back to the first (%s)."
-            % " - ".join(hosts + hosts[:1]) if not too_few else "Add Macs to the inventory group."))
+        problems.append(_ring_unavailable(hosts, shape, chosen, errors))
 
     jaccl_orders = []
-    if shape == "full_mesh":
+    faulty = _faulty(chosen, errors)
+    if shape == "full_mesh" and not faulty:
         jaccl_orders.append(("jaccl", list(hosts), False))
+    elif shape == "full_mesh":
+        problems.append(make_problem(
+            JACCL_UNAVAILABLE, WARNING if rdma_ring else ERROR,
+            "No jaccl hostfile: jaccl needs every pair's cable free of errors, and %s: %s%s." % (
+                "one has an error" if len(faulty) == 1 else "%d have errors" % len(faulty),
+                _describe_faulty(faulty, errors),
+                "; jaccl-ring and ring use %s, whose cables have none" % _cycle(rdma_ring) if rdma_ring else ""),
+            "Fix %s (the error's own fix says how), then run again." % (
+                "that cable" if len(faulty) == 1 else "those cables")))
     elif not too_few:
         problems.append(make_problem(
-            JACCL_UNAVAILABLE, WARNING if ring_order else ERROR,
+            JACCL_UNAVAILABLE, WARNING if tcp_ring else ERROR,
             "No jaccl hostfile: jaccl needs a cable between every pair of Macs and the cables form a "
-            "'%s' topology%s." % (shape, "; jaccl-ring and ring are available" if ring_order else ""),
+            "'%s' topology%s." % (shape, "; jaccl-ring and ring are available" if rdma_ring
+                                  else "; ring is available" if tcp_ring else ""),
             "Add the cables listed by tb_mesh_missing_pair."))
-    if ring_order:
-        jaccl_orders.append(("jaccl-ring", ring_order, True))
+    if rdma_ring:
+        jaccl_orders.append(("jaccl-ring", rdma_ring, True))
+    elif tcp_ring:
+        problems.append(make_problem(
+            JACCL_UNAVAILABLE, WARNING,
+            "No jaccl-ring hostfile: every cycle through all %d Macs uses a cable that cannot carry RDMA: "
+            "%s; ring uses %s over TCP." % (len(hosts), _describe_faulty(faulty, errors), _cycle(tcp_ring)),
+            "Fix the cables named (each error's own fix says how), then run again."))
 
     for backend, order, ring in jaccl_orders:
         if not _control_ips(records, order[0]):
@@ -129,6 +220,13 @@ def build_hostfiles(hosts, records, chosen, addresses, ring_order, shape):
     return hostfiles, problems
 
 
+def planner_reasons(topology, backend):
+    """The planner's messages saying why the plan has no `backend` hostfile."""
+    return [p["message"] for p in topology.get("problems", [])
+            if (p.get("code") == RING_UNAVAILABLE and backend != "jaccl")
+            or str(p.get("message", "")).startswith("No %s hostfile" % backend)]
+
+
 def hostfile_json(topology, backend):
     """The hostfile text exactly as `mlx.distributed_config` writes it (json.dump, indent 4)."""
     if backend not in BACKENDS:
@@ -137,9 +235,7 @@ def hostfile_json(topology, backend):
         raise TopologyError("expected the result of macops.cluster.thunderbolt_topology")
     hostfile = topology["hostfiles"].get(backend)
     if hostfile is None:
-        reasons = [p["message"] for p in topology.get("problems", [])
-                   if (p.get("code") == RING_UNAVAILABLE and backend != "jaccl")
-                   or str(p.get("message", "")).startswith("No %s hostfile" % backend)]
+        reasons = planner_reasons(topology, backend)
         raise TopologyError("the topology has no %s hostfile%s" % (
             backend, (": " + " ".join(reasons)) if reasons else ""))
     return json.dumps(hostfile, indent=4)

@@ -403,6 +403,14 @@ def _hostfiles(topology):
     return result
 
 
+def _mlx_backend(topology):
+    """The rdma role's choice ({backend, reason}); None when that role did not run."""
+    choice = _optional_dict(topology.get("mlx_backend"))
+    if choice is None:
+        return None
+    return {"backend": _text(choice.get("backend")), "reason": _text(choice.get("reason")) or ""}
+
+
 def _node_status(name, node, problems):
     if node["reachable"] is False:
         return ERROR
@@ -505,6 +513,7 @@ def build_report_model(report_nodes=None, topology=None, problems=None, title=No
             "links": links,
             "missing_pairs": _missing_pairs([n["name"] for n in nodes], links) if len(nodes) > 1 else [],
             "hostfiles": _hostfiles(topology),
+            "mlx_backend": _mlx_backend(topology),
             "planned": bool(topology),
         },
         "run": dict(sorted(_dict(run).items())),

@@ -349,7 +349,11 @@ def _hostfiles(model):
             rows.append(["<code>%s</code>" % _e(backend), _sev_chip("unknown", "unavailable"),
                          '<span class="muted">\u2013</span>',
                          '<span class="muted">the cabling does not allow it (see Problems)</span>'])
-    return '<h2 id="hostfiles">MLX hostfiles</h2>%s' % _table(["Backend", "State", "File", "Rank order"], rows)
+    choice = model["topology"].get("mlx_backend")
+    chosen = ('<p>Backend: <code>%s</code>. %s</p>' % (_e(choice["backend"] or "none"), _e(choice["reason"]))
+              if choice else '<p class="muted">Backend: not chosen (the rdma role did not run).</p>')
+    return '<h2 id="hostfiles">MLX hostfiles</h2>%s%s' % (
+        chosen, _table(["Backend", "State", "File", "Rank order"], rows))
 
 
 def render_html(model, graphviz_href=None, svg=None):
@@ -447,6 +451,9 @@ def render_markdown(model):
         lines += _md_table(["Node", "Port", "Device", "Link"], [
             [md(node), md(port), md(device), md(link or "-")] for node, port, device, link in device_rows(model)])
     lines += ["", "## MLX hostfiles", ""]
+    choice = topology.get("mlx_backend")
+    lines += ["Backend: `%s`. %s" % (choice["backend"] or "none", md(choice["reason"])) if choice
+              else "Backend: not chosen (the rdma role did not run).", ""]
     lines += _md_table(["Backend", "File", "Rank order"], [
         ["`%s`" % backend, "[%s](%s)" % (entry["path"], entry["path"]) if entry["available"] else "unavailable",
          md(" -> ".join(entry["hosts"])) if entry["available"] else "-"]

@@ -17,7 +17,7 @@ __metaclass__ = type
 
 from collections import Counter
 
-from ._mlx_hostfiles import build_hostfiles
+from ._mlx_hostfiles import build_hostfiles, link_errors, usable_links
 from ._tb_addressing import DEFAULT_POOL, plan_addresses
 from ._tb_cabling import compare_declared_cabling
 from ._topology_common import (
@@ -518,8 +518,17 @@ def build_topology(nodes, pool=DEFAULT_POOL, declared=None, previous=None, min_l
 
     addresses, address_problems = plan_addresses(hosts, records, links, pool, previous)
     problems.extend(address_problems)
+    # No hostfile uses a cable an error is about (the TCP ring alone may use one that only cannot
+    # carry RDMA): the rings of the hostfiles are cycles of such cables, so ring_order may differ
+    # from the cabling's ring above.
+    errors = link_errors(chosen, problems)
+    usable = usable_links(chosen, errors).values()
+    rdma_ring = find_ring(hosts, _adjacency(hosts, [link for link in usable
+                                                    if _rdma_capable(link, records, min_link_gbps)])) \
+        or find_ring(hosts, _adjacency(hosts, usable))
+    ring_order = rdma_ring or find_ring(hosts, _adjacency(hosts, usable_links(chosen, errors, tcp=True).values()))
     hostfiles, hostfile_problems = build_hostfiles(
-        hosts, records, chosen, addresses, ring_order, shape)
+        hosts, records, chosen, addresses, shape, errors, rdma_ring, ring_order)
     problems.extend(hostfile_problems)
 
     ring_neighbours = {}

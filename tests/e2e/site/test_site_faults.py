@@ -73,6 +73,33 @@ def test_bridge_back_addresses_reset_and_a_tb4_cable_warn_and_converge(site, fau
     assert ssh("mac3", "sudo -n /bin/launchctl print system/io.exo.networksetup", check=False).returncode != 0
 
 
+def test_a_tb4_cable_in_the_mesh_gets_no_rdma_hostfile_and_the_report_says_why(site, faults):
+    """Issue 11, acceptance 3: RDMA on everywhere, one cable of the full mesh degraded to TB4."""
+    maclab("fault", "degrade", "mac1", "mac2")
+    proc = site(check=False)
+    assert proc.returncode == 0, proc.stdout[-6000:]
+    model = report(site)
+    (slow,) = [link for link in model["topology"]["links"] if "tb_link_tb4_speed" in link["problem_codes"]]
+    ends = {(slow["a"]["host"], slow["a"]["interface"]), (slow["b"]["host"], slow["b"]["interface"])}
+    assert {host for host, _ in ends} == {"mac1", "mac2"}
+    choice = model["topology"]["mlx_backend"]
+    assert choice["backend"] in ("jaccl-ring", "ring"), choice
+    assert "No jaccl: " in choice["reason"] and "(tb_link_tb4_speed)" in choice["reason"], choice
+    for host in HOSTS:
+        listing = ssh(host, "ls '%s'" % STATE).stdout.split()
+        # the converged lab had a jaccl hostfile: gone, with nothing in its place over that cable
+        assert "hostfile-jaccl.json" not in listing, (host, listing)
+        assert ("hostfile-%s.json" % choice["backend"]) in listing
+    if choice["backend"] == "jaccl-ring":
+        ring = json.loads(ssh("mac1", "cat '%s/hostfile-jaccl-ring.json'" % STATE).stdout)
+        order = model["topology"]["ring_order"]
+        assert [h["ssh"] for h in ring["hosts"]] == order
+        named = {(order[i], device) for i, entry in enumerate(ring["hosts"]) for device in entry["rdma"] if device}
+        assert not named & {(host, "rdma_" + iface) for host, iface in ends}
+    # the people running it see the choice and why at the RDMA step
+    assert "MLX backend: %s" % choice["backend"] in proc.stdout
+
+
 def test_exo_daemon_left_loaded_is_named_until_the_guard_disables_it(site, faults):
     maclab("fault", "ip-reset", "mac4")  # installs and starts exo's io.exo.networksetup daemon
     # Without exo's guard (tag exo skipped) the daemon stays loaded and resets mac4's addresses again
