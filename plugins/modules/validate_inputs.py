@@ -28,7 +28,7 @@ description:
     C(no_log) option), what is allowed, a did-you-mean where one is close, and the fix. The task fails when
     there is any.
   - Runs on the controller only (an action plugin) and never contacts the host, so it can be the first
-    task of a play with C(gather_facts: false).
+    task of a play without fact gathering.
 author: macops.cluster team (@macops)
 attributes:
   action:
