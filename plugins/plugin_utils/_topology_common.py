@@ -10,7 +10,10 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.macops.cluster.plugins.module_utils._problems import ERROR, INFO, WARNING, problem
+from ansible_collections.macops.cluster.plugins.module_utils import _problems
+
+# The planner's modules take the severities from here; they are the problem registry's.
+ERROR, WARNING, INFO = _problems.ERROR, _problems.WARNING, _problems.INFO
 
 # exo's dashboard and README single out rdma_en2 on a Mac Studio. The receptacle 1 <-> en2
 # mapping is confirmed by a real M3 Ultra capture; that receptacle 1 is physically the port
@@ -82,8 +85,8 @@ def describe_link(link):
 
 def make_problem(code, severity, message, fix, host=None, port=None, peer=None, link_id=None):
     """The planner's `problem()`: severity always explicit, a cable's id in ``details["link_id"]``."""
-    return problem(code, message, fix, host=host, port=port, peer=peer, severity=severity,
-                   details={"link_id": link_id} if link_id else None)
+    return _problems.problem(code, message, fix, host=host, port=port, peer=peer, severity=severity,
+                             details={"link_id": link_id} if link_id else None)
 
 
 def link_id_of(found):

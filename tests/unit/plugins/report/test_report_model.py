@@ -228,3 +228,13 @@ def test_accepting_a_problem_does_not_change_the_caller_s_copy():
     before = copy.deepcopy((nodes, topology))
     build_report_model(nodes, topology)
     assert (nodes, topology) == before
+
+
+def test_an_rdma_problem_on_a_planned_port_gets_its_cable_and_peer_from_the_plan():
+    nodes, topology = healthy_inputs()
+    nodes["mac1"]["rdma"]["problems"] = [registered_problem("rdma_port_down", "rdma_en3 is DOWN", port="en3")]
+    model = build_report_model(nodes, topology)
+    (down,) = [p for p in model["problems"] if p["code"] == "rdma_port_down"]
+    assert (down["host"], down["port"], down["peer"]) == ("mac1", "en3", "mac2")
+    assert down["details"] == {"source": "rdma", "link_id": "mac1:en3--mac2:en3"}
+    assert nodes["mac1"]["rdma"]["problems"][0]["details"] == {}
