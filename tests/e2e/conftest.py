@@ -7,9 +7,19 @@ import time
 
 import pytest
 
+import labtools
 from labtools import INVENTORY, REPO, VENV_BIN, ansible_env, maclab, read_json
 
 SITE = os.path.join(REPO, "site.yml")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def e2e_logs(tmp_path_factory):
+    """Every log of the session, for the secrets scan: Ansible's output and the lab's host logs
+    (labtools.LOG_DIR)."""
+    labtools.LOG_DIR = str(tmp_path_factory.mktemp("e2e-logs"))
+    yield labtools.LOG_DIR
+    labtools.LOG_DIR = None
 
 
 @pytest.fixture(scope="session")
@@ -63,10 +73,13 @@ def ansible(lab, tmp_path_factory):
     return run
 
 
+# Run last, in this order, whatever directory they sit in: the secrets scan reads every log the
+# other tests produced, then `test_99_down.py` takes the shared lab down to prove nothing is left.
+RUN_LAST = {"test_98_secrets.py": 1, "test_99_down.py": 2}
+
+
 def pytest_collection_modifyitems(items):
-    """`test_99_down.py` takes the shared lab down to prove nothing is left behind: whatever
-    directory it sits in, it runs after every other end-to-end test."""
-    items.sort(key=lambda item: os.path.basename(str(item.fspath)) == "test_99_down.py")
+    items.sort(key=lambda item: RUN_LAST.get(os.path.basename(str(item.fspath)), 0))
 
 
 @pytest.fixture(scope="module")

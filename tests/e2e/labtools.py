@@ -1,9 +1,11 @@
 """Helpers every end-to-end test shares: drive `lab/maclab`, reach the simulated Macs over SSH or
 from the controller side of their namespaces, read the lab's state and logs, run Ansible."""
+import glob
 import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import time
@@ -18,7 +20,46 @@ HOSTS = ["mac1", "mac2", "mac3", "mac4"]
 sys.path.insert(0, os.path.join(REPO, "lab"))
 
 
+# Where the session keeps every log for the secrets scan (tests/e2e/lab/test_98_secrets.py): the
+# ansible runs' output (ANSIBLE_LOG_PATH) and, before every `maclab down` wipes them, the lab's host
+# logs with the secrets of that lab. Set by conftest.py's session fixture; None outside pytest.
+LOG_DIR = None
+LAB_INVENTORY_VARS = os.path.join(REPO, "inventories", "lab", "group_vars", "macs", "lab.yml")
+
+
+def lab_secrets():
+    """The secrets of the lab that is up: its become password and the token in its pip index URL."""
+    found = {}
+    try:
+        with open(os.path.join(ROOT, "controller", "become_password")) as handle:
+            found["become_password"] = handle.read().strip()
+        with open(LAB_INVENTORY_VARS) as handle:
+            url = re.search(r"^macops_pip_index_url: \S*://[^:/@\s]+:([^@\s]+)@", handle.read(), re.M)
+        if url:
+            found["pip_index_token"] = url.group(1)
+    except OSError:
+        pass
+    return found
+
+
+def archive_lab_logs():
+    """Copy the host logs of the lab that is up, and its secrets, under LOG_DIR (a new directory
+    per call); nothing without LOG_DIR or a lab."""
+    hosts = sorted(glob.glob(os.path.join(ROOT, "hosts", "*", "log")))
+    if not LOG_DIR or not hosts:
+        return None
+    target = os.path.join(LOG_DIR, "lab-%d" % len(glob.glob(os.path.join(LOG_DIR, "lab-*"))))
+    for log_dir in hosts:
+        shutil.copytree(log_dir, os.path.join(target, os.path.basename(os.path.dirname(log_dir))))
+    with open(os.path.join(target, "secrets.json"), "w") as handle:
+        json.dump(lab_secrets(), handle)
+    os.chmod(os.path.join(target, "secrets.json"), 0o600)
+    return target
+
+
 def maclab(*args, check=True, timeout=180):
+    if args[:1] == ("down",):
+        archive_lab_logs()
     proc = subprocess.run([sys.executable, MACLAB] + list(args), stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, universal_newlines=True, timeout=timeout)
     if check and proc.returncode != 0:
@@ -60,6 +101,9 @@ def ansible_env(tmp_dir):
     env = dict(os.environ, ANSIBLE_CONFIG=cfg, ANSIBLE_LOCAL_TEMP=os.path.join(tmp_dir, "tmp"),
                ANSIBLE_COLLECTIONS_PATH=os.path.join(REPO, "collections"),
                ANSIBLE_NOCOLOR="1", PATH=VENV_BIN + os.pathsep + os.environ.get("PATH", ""))
+    if LOG_DIR:
+        # Every run's output, appended, for the secrets scan.
+        env["ANSIBLE_LOG_PATH"] = os.path.join(LOG_DIR, "ansible.log")
     return env
 
 
