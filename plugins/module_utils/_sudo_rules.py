@@ -65,13 +65,10 @@ _RUNNERS = ("env", "xargs", "find", "nohup", "nice", "time", "timeout", "script"
             "dtrace", "lldb", "gdb", "screen", "tmux", "watch", "crontab", "at", "sandbox-exec", "arch")
 _FILE_WRITERS = ("tee", "dd", "cp", "mv", "install", "ln", "chmod", "chown", "rsync", "tar", "unzip", "ditto",
                  "defaults", "plutil", "PlistBuddy", "sed", "curl", "scp", "sftp")
-_KIND = {}
-for _names, _what in ((_SHELLS, "a shell"), (_INTERPRETERS, "an interpreter"),
-                      (_EDITORS, "an editor or pager with a shell escape"),
-                      (_RUNNERS, "a program that runs other programs"),
-                      (_FILE_WRITERS, "a program that writes any file as root")):
-    for _name in _names:
-        _KIND[_name] = _what
+_KIND = dict((name, what) for names, what in (
+    (_SHELLS, "a shell"), (_INTERPRETERS, "an interpreter"), (_EDITORS, "an editor or pager with a shell escape"),
+    (_RUNNERS, "a program that runs other programs"), (_FILE_WRITERS, "a program that writes any file as root"))
+    for name in names)
 _VERSIONED = re.compile(r"^(python|perl|ruby|php|lua|pwsh)[0-9.]*$")
 
 # launchd jobs a person cannot write: plists there are root's. Anything else loads arbitrary code.
