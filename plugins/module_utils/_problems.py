@@ -347,4 +347,10 @@ def problem(code, message, fix=None, host=None, port=None, peer=None, severity=N
 def is_problem(value):
     """True for a dict in the one shape with a registered code (what the report accepts)."""
     return isinstance(value, dict) and set(value) == set(PROBLEM_KEYS) and value.get("code") in REGISTRY \
-        and value.get("severity") in SEVERITIES
+        and value.get("severity") in SEVERITIES and _is_text(value["message"]) and _is_text(value["fix"]) \
+        and all(value[key] is None or isinstance(value[key], str) for key in ("host", "port", "peer")) \
+        and isinstance(value["details"], dict)
+
+
+def _is_text(value):
+    return isinstance(value, str) and value != ""

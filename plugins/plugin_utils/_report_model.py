@@ -21,6 +21,7 @@ import json
 
 from ansible_collections.macops.cluster.plugins.module_utils._problems import (
     PROBLEM_KEYS,
+    REGISTRY,
     UnknownProblemCode,
     is_problem,
     problem,
@@ -118,8 +119,18 @@ def _why_not_a_problem(raw):
         missing, extra = sorted(set(PROBLEM_KEYS) - keys), sorted(keys - set(PROBLEM_KEYS))
         return "keys differ from the problem shape%s%s" % (
             (", missing " + ", ".join(missing)) if missing else "", (", extra " + ", ".join(extra)) if extra else "")
-    return "code %r is not in the registry or severity %r is not one of error, warning, info" % (
-        raw.get("code"), raw.get("severity"))
+    reasons = []
+    if raw["code"] not in REGISTRY:
+        reasons.append("code %r is not in the registry" % (raw["code"],))
+    if raw["severity"] not in SEVERITIES:
+        reasons.append("severity %r is not one of %s" % (raw["severity"], ", ".join(SEVERITIES)))
+    reasons += ["%s is not a non-empty string" % key for key in ("message", "fix")
+                if not isinstance(raw[key], str) or not raw[key]]
+    reasons += ["%s is a %s, not a string or null" % (key, type(raw[key]).__name__) for key in ("host", "port", "peer")
+                if raw[key] is not None and not isinstance(raw[key], str)]
+    if not isinstance(raw["details"], dict):
+        reasons.append("details is a %s, not a dict" % type(raw["details"]).__name__)
+    return "; ".join(reasons)
 
 
 def accept_problem(raw, source, host=None):

@@ -46,6 +46,7 @@ def test_problem_has_exactly_the_shared_keys_and_the_registry_defaults():
 
 @pytest.mark.parametrize("change", [
     {"code": "tb_made_up"}, {"severity": "fatal"}, {"peer_host": "mac2"}, {"link_id": "a--b"},
+    {"details": None}, {"details": [["link_id", "a--b"]]}, {"message": ""}, {"fix": None}, {"host": 3},
 ])
 def test_is_problem_rejects_anything_but_the_one_shape(change):
     found = dict(problem("tb_link_no_reply", "en3: no reply"), **change)

@@ -198,6 +198,9 @@ def test_every_problem_of_the_model_is_in_the_one_shape():
     (dict(problem("tb_duplicate_cable", "warning", "mac1"), code="made_up_code"), "'made_up_code' is not in"),
     (dict(problem("tb_duplicate_cable", "warning", "mac1"), peer_host="mac2"), "extra peer_host"),
     ("a plain string", "a str, not a dict"),
+    (dict(problem("tb_duplicate_cable", "warning", "mac1"), details="a--b"), "details is a str, not a dict"),
+    (dict(problem("tb_duplicate_cable", "warning", "mac1"), message="", port=3),
+     "message is not a non-empty string; port is a int, not a string or null"),
 ])
 def test_anything_but_a_registered_problem_is_reported_as_problem_unregistered(arrived, reason):
     nodes, topology = healthy_inputs()
