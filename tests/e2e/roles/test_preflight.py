@@ -89,3 +89,22 @@ def test_build_mismatch_names_the_odd_node_and_can_be_a_warning(dump):
     problems = read_host_json(path, "mac4")["problems"]
     assert [(p["code"], p["severity"]) for p in problems] == [("macos_build_mismatch", "warning")]
     assert read_host_json(path, "mac1")["problems"] == []
+
+
+def test_filevault_pending_is_named_with_the_restart_it_needs(dump):
+    """`fdesetup status`: "will be enabled after the next restart": read by the tested parser as
+    pending, a warning (preflight_filevault_allowed) that says the next restart stops at the
+    unlock screen and how to get past it."""
+    path, playbook = dump
+    maclab("fault", "filevault-pending", "mac3")
+    try:
+        proc = run_playbook(playbook)
+    finally:
+        maclab("fault", "clear")
+    assert proc.returncode == 0, proc.stdout[-4000:]
+    (found,) = read_host_json(path, "mac3")["problems"]
+    assert (found["code"], found["severity"]) == ("filevault_on", "warning")
+    assert found["message"].startswith("FileVault is about to be turned on on mac3 (FileVault is Off, but will be "
+                                       "enabled after the next restart.): its next restart waits at the pre-boot")
+    assert found["fix"].startswith("Restart mac3 once with someone at the Mac to unlock it")
+    assert all(read_host_json(path, host)["problems"] == [] for host in ("mac1", "mac2", "mac4"))
