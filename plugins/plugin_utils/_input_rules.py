@@ -19,6 +19,7 @@ import os
 import re
 
 from ansible_collections.macops.cluster.plugins.module_utils._problems import problem
+from ansible_collections.macops.cluster.plugins.module_utils._sudo_rules import unsafe_entries
 from ansible_collections.macops.cluster.plugins.plugin_utils._tb_addressing import pool_problem
 
 LAUNCHD_LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -173,13 +174,26 @@ def preflight(params, context):
     return found
 
 
-# A sudoers command entry: an absolute path and fixed arguments, none of sudo's special characters.
-_SUDO_COMMAND = re.compile(r"^/[^,:=\\\n]+$")
+# A sudoers command entry: an absolute path and fixed arguments, or one ^...$ regular expression
+# over all the arguments (sudo >= 1.9.10). None of sudo's special characters (, : = \ unescaped
+# would end or change the rule), no comment sign, and no $ before a regular expression's end.
+_SUDO_COMMAND = re.compile(r"^/[^,:=\\\n#]+$")
 _SUDO_ALL = re.compile(r"(^|\s)ALL(\s|$)")
 
 
+def _sudo_entry_problem(entry):
+    if not _SUDO_COMMAND.match(entry) or _SUDO_ALL.search(entry):
+        return "each entry must be an absolute path with optional fixed arguments, without , : = \\ # or ALL"
+    arguments = entry.split(None, 1)[1] if len(entry.split(None, 1)) > 1 else ""
+    if arguments.startswith("^") and "$" in arguments[:-1]:
+        return "a regular expression's $ may only end the arguments (sudo anchors it there)"
+    return None
+
+
 def sudoers(params, context):
-    """The account, the drop-in file's name and every command entry (when the rules are installed)."""
+    """The account, the file's name, every command entry and every generated rule's inputs; and no
+    entry that gives a shell or runs arbitrary code as root (the verify step would find it only
+    after it was written), unless the owner accepts it by name."""
     if params.get("sudoers_state") != "present":
         return []
     found = []
@@ -192,17 +206,35 @@ def sudoers(params, context):
             found.append(_bad(context, "sudoers_file", path,
                               "it must be an absolute path whose name has no dot and no trailing ~ (sudo skips those)",
                               "Set sudoers_file to a path such as /etc/sudoers.d/macops."))
-    if params.has("sudoers_commands", "sudoers_extra_commands"):
-        for name in ("sudoers_commands", "sudoers_extra_commands"):
-            for entry in params[name]:
-                if not _SUDO_COMMAND.match(entry) or _SUDO_ALL.search(entry):
-                    found.append(_bad(context, name, entry,
-                                      "each entry must be an absolute path with optional fixed arguments, "
-                                      "without , : = \\ or ALL",
-                                      "Fix or remove that entry of %s." % name))
-        if not params["sudoers_commands"] and not params["sudoers_extra_commands"]:
-            found.append(_bad(context, "sudoers_commands", [], "sudoers_commands and sudoers_extra_commands are both empty",
-                              "Keep the default sudoers_commands, or set sudoers_state: absent."))
+    accepted = params.get("sudoers_accepted_unsafe_rules") or []
+    for name in ("sudoers_commands", "sudoers_extra_commands"):
+        for entry in params.get(name) or []:
+            reason = _sudo_entry_problem(entry)
+            if reason:
+                found.append(_bad(context, name, entry, reason, "Fix or remove that entry of %s." % name))
+                continue
+            for unsafe in unsafe_entries([entry], accepted=accepted):
+                found.append(_bad(context, name, entry, "as a passwordless rule it %s (e.g. `%s`)" % (
+                    unsafe["gives"], unsafe["example"]),
+                    "Remove it, or name it in sudoers_accepted_unsafe_rules if you accept that risk (docs/sudo.md)."))
+    if params.has("sudoers_commands", "sudoers_extra_commands") and not params["sudoers_commands"] \
+            and not params["sudoers_extra_commands"]:
+        found.append(_bad(context, "sudoers_commands", [], "sudoers_commands and sudoers_extra_commands are both empty",
+                          "Keep the default sudoers_commands, or set sudoers_state: absent."))
+    for interface in params.get("sudoers_thunderbolt_interfaces") or []:
+        if not re.match(r"^en[0-9]+$", interface):
+            found.append(_bad(context, "sudoers_thunderbolt_interfaces", interface, "it is not a BSD interface name",
+                              "List Thunderbolt interfaces such as en2, or leave the default (preflight's facts)."))
+    for label in params.get("sudoers_launchd_labels") or []:
+        if not LAUNCHD_LABEL.match(label):
+            found.append(_bad(context, "sudoers_launchd_labels", label, "it is not a launchd label",
+                              "List labels such as org.macops.exo in sudoers_launchd_labels."))
+    for setting, value in sorted((params.get("sudoers_pmset_settings") or {}).items()):
+        if not re.match(r"^[a-z]+$", str(setting)) or isinstance(value, (list, dict)) or not re.match(
+                r"^[0-9]+$", str(int(value) if isinstance(value, bool) else value)):
+            found.append(_bad(context, "sudoers_pmset_settings", {setting: value},
+                              "pmset settings are lower-case names with a whole number or a boolean",
+                              "Set sudoers_pmset_settings like {sleep: 0, autorestart: true}."))
     return found
 
 

@@ -145,3 +145,27 @@ def test_every_rule_is_registered_and_accepts_an_empty_role():
         assert callable(rule)
         found = rule(Params({}), Context("mac1", MACS, MANAGEMENT))
         assert found == [], name
+
+
+def test_sudoers_refuses_a_rule_that_gives_root_before_it_is_written_unless_accepted():
+    good = {"sudoers_state": "present", "sudoers_commands": ["/sbin/shutdown -r now"], "sudoers_extra_commands": []}
+    broad = dict(good, sudoers_extra_commands=["/bin/launchctl"])
+    found = run(rules.sudoers, broad)
+    assert variables(found) == ["sudoers_extra_commands"] and "launchctl" in found[0][2]
+    assert run(rules.sudoers, dict(broad, sudoers_accepted_unsafe_rules=["/bin/launchctl"])) == []
+    # a regular expression may end in $, not hold one before its end; no comment sign
+    assert run(rules.sudoers, dict(good, sudoers_extra_commands=["/sbin/route ^change [0-9.]+$"])) == []
+    assert variables(run(rules.sudoers, dict(good, sudoers_extra_commands=["/sbin/route ^change$ -x$"]))) == [
+        "sudoers_extra_commands"]
+    assert variables(run(rules.sudoers, dict(good, sudoers_extra_commands=["/sbin/route # change"]))) == [
+        "sudoers_extra_commands"]
+
+
+def test_sudoers_generated_rules_take_only_names_and_numbers():
+    good = {"sudoers_state": "present", "sudoers_thunderbolt_interfaces": ["en2", "en3"],
+            "sudoers_launchd_labels": ["org.macops.exo"], "sudoers_pmset_settings": {"sleep": 0, "womp": True}}
+    assert run(rules.sudoers, good) == []
+    bad = dict(good, sudoers_thunderbolt_interfaces=["en2|bridge0"], sudoers_launchd_labels=["org.x; sh"],
+               sudoers_pmset_settings={"sleep": "0 -a hibernatemode 0"})
+    assert variables(run(rules.sudoers, bad)) == ["sudoers_thunderbolt_interfaces", "sudoers_launchd_labels",
+                                                  "sudoers_pmset_settings"]
