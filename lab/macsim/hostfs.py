@@ -10,18 +10,6 @@ import subprocess
 
 from . import layout, pf
 
-# Where each shimmed command lives on macOS. `shim.COMMANDS` (the shim's own table) wins when
-# the shim module provides one.
-DEFAULT_SHIM_COMMANDS = {
-    "sw_vers": "usr/bin", "uname": "usr/bin", "who": "usr/bin", "vm_stat": "usr/bin",
-    "rdma_ctl": "usr/bin", "ibv_devices": "usr/bin", "ibv_devinfo": "usr/bin",
-    "launchctl": "usr/bin", "defaults": "usr/bin", "plutil": "usr/bin", "dscl": "usr/bin",
-    "pmset": "usr/bin", "csrutil": "usr/bin", "fdesetup": "usr/bin", "nvram": "usr/sbin",
-    "sysctl": "usr/sbin", "system_profiler": "usr/sbin", "networksetup": "usr/sbin",
-    "scutil": "usr/sbin", "ifconfig": "usr/sbin", "route": "usr/sbin", "ipconfig": "usr/sbin",
-    "shutdown": "usr/sbin", "reboot": "usr/sbin", "halt": "usr/sbin", "softwareupdate": "usr/sbin",
-    "diskutil": "usr/sbin", "df": "usr/bin", "brew": "opt/homebrew/bin",
-}
 # Debian tools a Mac does not have; hidden with overlay whiteouts.
 DEBIAN_ONLY = (
     "apt", "apt-get", "apt-cache", "apt-config", "apt-mark", "dpkg", "dpkg-query", "dpkg-deb",
@@ -39,18 +27,11 @@ def _macroot_dir(directory):
 
 
 def shim_commands():
-    """{command: directory relative to /}, from the shim's own table when it has one."""
-    try:
-        from . import shim  # owned by the shim side; optional while it is being written
-        table = getattr(shim, "COMMANDS", None)
-    except Exception:  # noqa: BLE001 - a broken shim must not stop the lab from coming up
-        table = None
-    if not table:
-        table = DEFAULT_SHIM_COMMANDS
-    result = {}
-    for name, where in table.items():
-        result[name] = _macroot_dir(where[0] if isinstance(where, (tuple, list)) else where)
-    return result
+    """{command: directory relative to /} of every command in the shim's registry (the one
+    table of macOS path -> handler the dispatcher also reads)."""
+    from .shims import registry
+    return {name: _macroot_dir(os.path.dirname(path))
+            for name, path in registry.macos_paths().items()}
 
 
 def overlay_dirs(paths):
@@ -127,7 +108,7 @@ def install_code(paths):
     # Hosts reach the code at /var/db/maclab-world/code; launchd starts before that bind exists.
     _write(os.path.join(paths.code, "bin", "macsim-shim"),
            "#!%s -sE\n# Multi-call macOS command shim: argv[0] picks the command.\nimport sys\n"
-           "sys.path.insert(0, %r)\nfrom macsim import shim\nsys.exit(shim.main(sys.argv))\n"
+           "sys.path.insert(0, %r)\nfrom macsim.shims import dispatch\nsys.exit(dispatch.main(sys.argv))\n"
            % (python, layout.HOST_WORLD_DIR + "/code"), 0o755)
     # Named `launchd` so that /proc/1/comm reads launchd (Ansible's service_mgr fact).
     _write(os.path.join(paths.code, "launchd"),
