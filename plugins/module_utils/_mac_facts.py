@@ -28,6 +28,8 @@ def thunderbolt_ports(buses, hardware_ports):
         {
             "receptacle": bus["receptacle"],
             "bus": bus["bus"],
+            # This Mac's marketing name as the bus gives it (RDMA readiness tells a Mac Studio by it).
+            "device_name": bus.get("device_name"),
             "interface": devices.get(THUNDERBOLT_PORT_NAME % bus["receptacle"]),
             "domain_uuid": bus["domain_uuid"],
             "speed": bus["speed"],

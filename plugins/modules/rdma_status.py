@@ -183,10 +183,9 @@ problems:
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.macops.cluster.plugins.module_utils import _module_commands as commands
-from ansible_collections.macops.cluster.plugins.module_utils import _ibv_devices, _ibv_devinfo, _rdma_ctl, _rdma_readiness
+from ansible_collections.macops.cluster.plugins.module_utils import _rdma_facts
 from ansible_collections.macops.cluster.plugins.module_utils._mac_facts import build_mac, thunderbolt_ports
 from ansible_collections.macops.cluster.plugins.module_utils._networksetup import parse_hardware_ports
-from ansible_collections.macops.cluster.plugins.module_utils._parsing import ParseError
 from ansible_collections.macops.cluster.plugins.module_utils._sw_vers import parse_full, version_tuple
 from ansible_collections.macops.cluster.plugins.module_utils._system_profiler import (
     HARDWARE,
@@ -195,39 +194,6 @@ from ansible_collections.macops.cluster.plugins.module_utils._system_profiler im
     parse_json,
     parse_thunderbolt,
 )
-
-
-def rdma_ctl_status(result):
-    """rdma_ctl's state from its (rc, stdout, stderr); None when it is not installed."""
-    if result is None:
-        return None
-    rc, stdout, _stderr = result
-    try:
-        return _rdma_ctl.status_from_result(rc, stdout)
-    except ParseError:
-        return _rdma_ctl.UNKNOWN
-
-
-def ibv_argv(module, name, argv_tail):
-    path = commands.find_command(module, name)
-    return None if path is None else [path] + argv_tail
-
-
-def ibv_result(name, argv_tail, result, parser, tool_problems):
-    """An ibv tool's output, leniently: a failure is a warning, never a failed task."""
-    if result is None:
-        return []
-    rc, stdout, stderr = result
-    try:
-        if rc != 0:
-            raise ParseError(" ".join([name] + argv_tail), "exit status %d: %s" % (rc, (stderr or stdout).strip()))
-        return parser(stdout)
-    except ParseError as exc:
-        tool_problems.append(_rdma_readiness.problem(
-            "rdma_tool_failed", _rdma_readiness.WARNING, str(exc),
-            "Run `%s` on the Mac by hand; reboot if RDMA was just enabled." % " ".join([name] + argv_tail),
-        ))
-        return []
 
 
 def collect(module):
@@ -241,36 +207,17 @@ def collect(module):
     networksetup = commands.require_command(module, "networksetup")
 
     # The reads are independent (ibv_devinfo aside, which only runs when devices exist): at once.
-    rdma_ctl = commands.find_command(module, "rdma_ctl")
     data_types = [HARDWARE, SOFTWARE, THUNDERBOLT] if module.params["mac_facts"] else [THUNDERBOLT]
     required = [[sw_vers], [system_profiler, "-json"] + data_types, [networksetup, "-listallhardwareports"]]
-    optional = [[rdma_ctl, "status"] if rdma_ctl else None, ibv_argv(module, "ibv_devices", [])]
-    results = commands.run_parallel(module, required + optional)
+    results = commands.run_parallel(module, required + _rdma_facts.argvs(module))
     outputs = [commands.succeeded(module, argv, result) for argv, result in zip(required, results)]
     versions = commands.parse(module, parse_full, outputs[0])
     profile = commands.parse(module, parse_json, outputs[1])
     hardware_ports = commands.parse(module, parse_hardware_ports, outputs[2])
-    rdma_status = rdma_ctl_status(results[3])
-    tool_problems = []
-    devices = ibv_result("ibv_devices", [], results[4], _ibv_devices.parse, tool_problems)
-    devinfo = []
-    if devices:
-        argv = ibv_argv(module, "ibv_devinfo", ["-v"])
-        devinfo = ibv_result("ibv_devinfo", ["-v"], argv and module.run_command(argv),
-                             lambda text: _ibv_devinfo.parse(text, _ibv_devinfo.VERBOSE_COMMAND), tool_problems)
     buses = commands.parse(module, parse_thunderbolt, profile.get(THUNDERBOLT, []))
-    tb_ports = _rdma_readiness.with_device_names(thunderbolt_ports(buses, hardware_ports), buses)
-
-    readiness = _rdma_readiness.assess(rdma_status, versions["product_version"], min_macos, devices, devinfo, tb_ports)
-    result = {
-        "changed": False,
-        "enabled": readiness["enabled"],
-        "macos_version": versions["product_version"],
-        "macos_build": versions["build_version"],
-        "ports": readiness["ports"],
-        "ready": readiness["ready"],
-        "problems": readiness["problems"] + tool_problems,
-    }
+    result = {"changed": False}
+    result.update(_rdma_facts.readiness(module, results[3:], versions["product_version"], versions["build_version"],
+                                        min_macos, thunderbolt_ports(buses, hardware_ports)))
     if module.params["mac_facts"]:
         result["ansible_facts"] = {"macops_mac": commands.parse(module, build_mac, profile, hardware_ports)}
     return result

@@ -150,6 +150,10 @@ mac:
         bus:
           description: Bus number N of C(thunderboltusb4_bus_N).
           type: int
+        device_name:
+          description: This Mac's marketing name as the bus reports it (C(device_name_key)), null when absent.
+          type: str
+          sample: Mac Studio
         interface:
           description: BSD interface of the port, null if networksetup does not list it.
           type: str

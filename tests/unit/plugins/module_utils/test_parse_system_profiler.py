@@ -205,7 +205,7 @@ def test_build_mac_studio():
     assert [(p["receptacle"], p["interface"], p["connected"]) for p in mac["thunderbolt_ports"]] == [
         (1, "en2", False), (2, "en3", True), (3, "en4", True), (4, "en5", False), (5, "en6", False), (6, "en7", False)]
     assert sorted(mac["thunderbolt_ports"][1]) == [
-        "bus", "connected", "devices", "domain_uuid", "interface", "link", "peer", "receptacle", "speed", "speed_gbps"]
+        "bus", "connected", "device_name", "devices", "domain_uuid", "interface", "link", "peer", "receptacle", "speed", "speed_gbps"]
     assert mac["thunderbolt_ports"][1]["devices"] == [] and mac["thunderbolt_ports"][1]["peer"]["via"] == []
     assert mac["cores_note"] is None
     assert mac["network_services"] == []

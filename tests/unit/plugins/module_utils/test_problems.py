@@ -178,7 +178,7 @@ def test_the_scan_sees_the_emitters_of_every_area():
                         ("tb_cabling_differs", "plugins/plugin_utils/_tb_cabling.py"),
                         ("mlx_ring_unavailable", "plugins/plugin_utils/_mlx_hostfiles.py"),
                         ("rdma_disabled", "plugins/module_utils/_rdma_readiness.py"),
-                        ("rdma_tool_failed", "plugins/modules/rdma_status.py"),
+                        ("rdma_tool_failed", "plugins/module_utils/_rdma_facts.py"),
                         ("tb_link_no_reply", "plugins/module_utils/_tb_link_problems.py"),
                         ("node_unreachable", "plugins/plugin_utils/_report_model.py"),
                         ("tb_bridge_returned", "roles/thunderbolt_network/tasks/verify.yml"),
