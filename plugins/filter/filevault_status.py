@@ -15,7 +15,7 @@ description:
   - The parser M(macops.cluster.mac_state) uses, for a play that read C(fdesetup status) itself (a raw
     read costs no Python start on the node).
   - C(state) is C(on) (a plain restart stops at the pre-boot unlock screen; C(fdesetup authrestart)
-    skips it once), C(pending) (C(will be enabled after the next restart), or a deferred enablement:
+    skips it once), C(pending) (C(will be enabled after the next restart), or a deferred enablement;
     FileVault is not on yet, so C(fdesetup authrestart) has nothing to unlock, and the next restart
     stops at the unlock screen all the same) or C(off).
   - Fails, naming the command, on text that is neither, rather than taking it for C(off).

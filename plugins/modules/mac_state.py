@@ -115,7 +115,7 @@ filevault:
   contains:
     "on":
       description:
-        - The next boot stops at the pre-boot unlock screen: FileVault is on, or its enablement is
+        - The next boot stops at the pre-boot unlock screen, because FileVault is on or its enablement is
           pending (RV(filevault.state)).
       type: bool
       sample: false

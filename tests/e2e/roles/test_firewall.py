@@ -67,5 +67,5 @@ def test_bad_network_is_refused_before_anything_changes(pfctl):
     before = {host: (read_host_file(host, ANCHOR), read_host_file(host, PF_CONF)) for host in HOSTS}
     proc = run_playbook(CONVERGE, "--tags", "firewall", "-e", '{"firewall_extra_allowed_networks": ["lan"]}')
     assert proc.returncode != 0
-    assert "firewall_extra_allowed_networks: 'lan' is not an IPv4 address" in proc.stdout
+    assert "firewall_extra_allowed_networks = 'lan' is refused: 'lan' is not an IPv4 address or network" in proc.stdout
     assert {host: (read_host_file(host, ANCHOR), read_host_file(host, PF_CONF)) for host in HOSTS} == before

@@ -41,8 +41,8 @@ def test_negative_minutes_fail_before_pmset_runs(lab):
     assert proc.returncode != 0
     # Only the wrong variable is named.
     message = " ".join(proc.stdout.split())
-    assert "power: minutes must be 0 (never) or more; got power_sleep_minutes=-5." in message
-    assert "power_display_sleep_minutes=" not in message
+    assert "power_sleep_minutes = -5 is refused: it must be 0 or more (0 means never)." in message
+    assert "power_display_sleep_minutes" not in message
     for host in HOSTS:
         new = log_lines(host, "shim.log")[calls[host]:]
         assert not [e for e in new if e["argv"][0].endswith("pmset")], new

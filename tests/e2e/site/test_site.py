@@ -86,7 +86,7 @@ def test_every_cable_carries_its_planned_address(converged):
 
 def test_bad_input_is_rejected_before_anything_connects(site, converged):
     cases = [
-        ('{"macops_rdma_required": "yes"}', "macops_rdma_required"),
+        ('{"macops_rdma_required": "sometimes"}', "macops_rdma_required"),
         ('{"macops_tb_adress_pool": "198.19.0.0/16"}', "macops_tb_adress_pool"),
         ('{"macops_tb_address_pool": "198.19.0.0/33"}', "macops_tb_address_pool"),
         ('{"thunderbolt_network_mtu": "big"}', "thunderbolt_network_mtu"),
