@@ -30,6 +30,10 @@ SYSTEM_DIRS = {
     "pfctl": ["/sbin"],
     "launchctl": ["/bin"],
     "PlistBuddy": ["/usr/libexec"],
+    "df": ["/bin"],
+    "fdesetup": ["/usr/bin"],
+    "sysctl": ["/usr/sbin"],
+    "softwareupdate": ["/usr/sbin"],
 }
 
 

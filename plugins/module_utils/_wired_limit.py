@@ -48,3 +48,27 @@ def plan_limit(ram_mb, wired_limit_mb=0, reserve_mb=0, table=()):
         raise ValueError("a wired limit of %d MB does not fit a Mac with %d MB of RAM (reserve %d MB): "
                          "the GPU needs some memory and macOS must keep some" % (target, ram_mb, reserve))
     return target, reserve
+
+
+# The gpu_memory role's LaunchDaemon sets the limit at boot with
+# ProgramArguments = [sysctl, -w, iogpu.wired_limit_mb=N]: that argument is the boot-time target.
+_BOOT_ARGUMENT = "iogpu.wired_limit_mb="
+
+
+def boot_target_mb(plist_data, path="LaunchDaemon plist"):
+    """The limit (MB) the LaunchDaemon's ProgramArguments set at boot, from the plist's bytes; None
+    when no argument sets it. Raises ParseError naming ``path`` when the bytes are no plist."""
+    import plistlib  # stdlib; imported here so the sysctl parsers above stay import-light
+
+    try:
+        launchd_job = plistlib.loads(plist_data)
+    except Exception as exc:  # plistlib raises several types (InvalidFileException, ExpatError, ValueError)
+        raise ParseError("plistlib " + path, "not a property list: %s" % exc)
+    arguments = launchd_job.get("ProgramArguments", []) if isinstance(launchd_job, dict) else []
+    for argument in arguments:
+        if isinstance(argument, str) and argument.startswith(_BOOT_ARGUMENT):
+            value = argument[len(_BOOT_ARGUMENT):]
+            if not value.isdigit():
+                raise ParseError("plistlib " + path, "%r is not a whole number of MB" % argument)
+            return int(value)
+    return None

@@ -1,0 +1,160 @@
+"""macops.cluster.node_facts: one run per node, each command at most once, against mocked commands."""
+import plistlib
+
+import pytest
+from fixture_files import read_fixture
+from module_harness import FakeMac, run_module
+
+from ansible_collections.macops.cluster.plugins.modules import node_facts
+
+PROFILE = ["/usr/sbin/system_profiler", "-json", "SPHardwareDataType", "SPSoftwareDataType", "SPThunderboltDataType"]
+PORTS = ["/usr/sbin/networksetup", "-listallhardwareports"]
+SW_VERS = ["/usr/bin/sw_vers"]
+DF_ROOT = ["/bin/df", "-k", "/"]
+DF_MODELS = ["/bin/df", "-k", "/Volumes/Models"]
+FDESETUP = ["/usr/bin/fdesetup", "status"]
+SSHD = ["/bin/launchctl", "print", "system/com.openssh.sshd"]
+EXO_DAEMON = ["/bin/launchctl", "print", "system/io.exo.networksetup"]
+BOOT = ["/usr/sbin/sysctl", "-n", "kern.bootsessionuuid"]
+WIRED = ["/usr/sbin/sysctl", "-n", "iogpu.wired_limit_mb"]
+RDMA_CTL = ["/usr/bin/rdma_ctl", "status"]
+IBV_DEVICES = ["/usr/bin/ibv_devices"]
+IBV_DEVINFO = ["/usr/bin/ibv_devinfo", "-v"]
+UPDATES = ["/usr/sbin/softwareupdate", "--list"]
+BOOT_UUID = "5D1C4D2E-7A0B-4C61-9E1F-3B2A8C9D0E11"
+
+
+def ok(fixture):
+    return (0, read_fixture(fixture), "")
+
+
+def studio(overrides=None):
+    outputs = {
+        tuple(PROFILE): ok("system_profiler/studio_m3_ultra.json"),
+        tuple(PORTS): ok("networksetup/listallhardwareports_studio.txt"),
+        tuple(SW_VERS): ok("sw_vers/tahoe_26_2.txt"),
+        tuple(DF_ROOT): ok("df/studio_root.txt"),
+        tuple(DF_MODELS): ok("df/studio_data_volume.txt"),
+        tuple(FDESETUP): ok("fdesetup/off.txt"),
+        tuple(SSHD): (0, "system/com.openssh.sshd = {\n}\n", ""),
+        tuple(EXO_DAEMON): (113, "", "Could not find service \"io.exo.networksetup\" in domain for system\n"),
+        tuple(BOOT): (0, BOOT_UUID + "\n", ""),
+        tuple(WIRED): (0, "229376\n", ""),
+        tuple(RDMA_CTL): ok("rdma_ctl/enabled.txt"),
+        tuple(IBV_DEVICES): ok("ibv_devices/studio.txt"),
+        tuple(IBV_DEVINFO): ok("ibv_devinfo/studio_ready_v.txt"),
+        tuple(UPDATES): (0, "Software Update Tool\n\nFinding available software\n",
+                         "No new software available.\n"),
+    }
+    outputs.update(overrides or {})
+    return FakeMac([(list(argv), result) for argv, result in outputs.items()])
+
+
+@pytest.mark.parametrize("check_mode", [False, True])
+def test_defaults_read_each_command_once(monkeypatch, capsys, check_mode):
+    result, calls = run_module(monkeypatch, capsys, node_facts.main,
+                               {"set_facts": True, "_ansible_check_mode": check_mode}, studio())
+    assert result.get("failed") is None, result.get("msg")
+    assert sorted(calls) == sorted([PROFILE, PORTS, SW_VERS, DF_ROOT, FDESETUP, SSHD])
+    assert result["changed"] is False
+    assert result["macos"] == {"version": "26.2", "build": "25C56"}
+    assert result["mac"]["chip"] == "Apple M3 Ultra"
+    assert result["volumes"]["/"]["free_gb"] > 0
+    assert result["filevault"]["state"] == "off" and result["filevault"]["on"] is False
+    assert result["launchd"] == {"com.openssh.sshd": True}
+    facts = result["ansible_facts"]
+    assert facts["macops_mac"] == result["mac"]
+    assert facts["macops_node"]["launchd"] == result["launchd"] and "mac" not in facts["macops_node"]
+    assert set(facts) >= {"user_id", "user_dir"}
+
+
+def test_macos_version_fills_a_profile_without_software_keys(monkeypatch, capsys):
+    result, _calls = run_module(monkeypatch, capsys, node_facts.main, {"gather": ["mac", "macos"]},
+                                studio({tuple(PROFILE): ok("system_profiler/studio_thunderbolt_only.json")}))
+    assert (result["mac"]["macos_version"], result["mac"]["macos_build"]) == ("26.2", "25C56")
+
+
+def test_launchd_labels_and_volumes(monkeypatch, capsys):
+    args = {"gather": ["launchd", "disk"], "launchd_labels": ["com.openssh.sshd", "io.exo.networksetup"],
+            "volumes": ["/", "/Volumes/Models"]}
+    result, calls = run_module(monkeypatch, capsys, node_facts.main, args, studio())
+    assert sorted(calls) == sorted([SSHD, EXO_DAEMON, DF_ROOT, DF_MODELS])
+    assert result["launchd"] == {"com.openssh.sshd": True, "io.exo.networksetup": False}
+    assert sorted(result["volumes"]) == ["/", "/Volumes/Models"]
+    assert "ansible_facts" not in result
+
+
+def test_launchd_other_failure_fails(monkeypatch, capsys):
+    result, _calls = run_module(monkeypatch, capsys, node_facts.main, {"gather": ["launchd"]},
+                                studio({tuple(SSHD): (5, "", "Input/output error\n")}))
+    assert result["failed"] is True and "launchctl print system/com.openssh.sshd" in result["msg"]
+
+
+def test_rdma_with_an_earlier_mac_fact_runs_no_system_profiler(monkeypatch, capsys):
+    first, _calls = run_module(monkeypatch, capsys, node_facts.main, {"gather": ["mac", "macos"]}, studio())
+    result, calls = run_module(monkeypatch, capsys, node_facts.main, {"gather": ["rdma"], "mac": first["mac"]},
+                               studio())
+    assert result.get("failed") is None, result.get("msg")
+    assert sorted(calls) == sorted([RDMA_CTL, IBV_DEVICES, IBV_DEVINFO])
+    rdma = result["rdma"]
+    assert (rdma["enabled"], rdma["ready"], rdma["macos_version"], rdma["macos_build"]) == (True, True, "26.2", "25C56")
+    assert [port["interface"] for port in rdma["ports"] if port["cabled"]] == ["en3", "en4"]
+
+
+def test_rdma_disabled_is_a_problem_not_a_failure(monkeypatch, capsys):
+    result, calls = run_module(monkeypatch, capsys, node_facts.main, {"gather": ["mac", "macos", "rdma"]},
+                               studio({tuple(RDMA_CTL): ok("rdma_ctl/disabled.txt"),
+                                         tuple(IBV_DEVICES): ok("ibv_devices/rdma_disabled.txt")}))
+    assert [call[0] for call in calls].count("/usr/sbin/system_profiler") == 1
+    assert IBV_DEVINFO not in calls
+    assert [problem["code"] for problem in result["rdma"]["problems"]] == ["rdma_disabled"]
+
+
+def test_rdma_without_ports_fails_with_a_reason(monkeypatch, capsys):
+    result, calls = run_module(monkeypatch, capsys, node_facts.main, {"gather": ["rdma"]}, studio())
+    assert result["failed"] is True and "gather mac too" in result["msg"]
+
+
+def test_boot_session_and_wired_limit_with_its_boot_target(monkeypatch, capsys, tmp_path):
+    plist = tmp_path / "org.macops.gpu-memory.plist"
+    plist.write_bytes(plistlib.dumps({"Label": "org.macops.gpu-memory", "RunAtLoad": True,
+                                      "ProgramArguments": ["/usr/sbin/sysctl", "-w", "iogpu.wired_limit_mb=229376"]}))
+    args = {"gather": ["boot", "wired_limit"], "wired_limit_plist": str(plist)}
+    result, calls = run_module(monkeypatch, capsys, node_facts.main, args, studio())
+    assert sorted(calls) == sorted([BOOT, WIRED])
+    assert result["boot_session"] == BOOT_UUID
+    assert result["wired_limit"] == {"live_mb": 229376, "target_mb": 229376, "plist": str(plist)}
+
+
+def test_wired_limit_without_sysctl_or_daemon_is_null(monkeypatch, capsys, tmp_path):
+    args = {"gather": ["wired_limit"], "wired_limit_plist": str(tmp_path / "absent.plist")}
+    result, _calls = run_module(monkeypatch, capsys, node_facts.main, args,
+                                studio({tuple(WIRED): (1, "", "sysctl: unknown oid 'iogpu.wired_limit_mb'\n")}))
+    assert (result["wired_limit"]["live_mb"], result["wired_limit"]["target_mb"]) == (None, None)
+
+
+def test_wired_limit_daemon_that_is_no_plist_fails(monkeypatch, capsys, tmp_path):
+    plist = tmp_path / "broken.plist"
+    plist.write_text("iogpu.wired_limit_mb=1")
+    result, _calls = run_module(monkeypatch, capsys, node_facts.main,
+                                {"gather": ["wired_limit"], "wired_limit_plist": str(plist)}, studio())
+    assert result["failed"] is True and "not a property list" in result["msg"]
+
+
+def test_updates(monkeypatch, capsys):
+    listing = ("Software Update Tool\n\nFinding available software\n"
+               "Software Update found the following new or updated software:\n"
+               "* Label: macOS Tahoe 26.2.1-25C101\n"
+               "\tTitle: macOS Tahoe 26.2.1, Version: 26.2.1, Size: 1500000KiB, Recommended: YES, Action: restart, \n")
+    result, _calls = run_module(monkeypatch, capsys, node_facts.main, {"gather": ["updates"]},
+                                studio({tuple(UPDATES): (0, listing, "")}))
+    assert result["updates"] == [{"label": "macOS Tahoe 26.2.1-25C101", "title": "macOS Tahoe 26.2.1",
+                                  "version": "26.2.1", "recommended": True, "restart": True}]
+    none, _calls = run_module(monkeypatch, capsys, node_facts.main, {"gather": ["updates"]}, studio())
+    assert none["updates"] == []
+
+
+def test_a_failing_required_read_fails(monkeypatch, capsys):
+    result, _calls = run_module(monkeypatch, capsys, node_facts.main, {},
+                                studio({tuple(FDESETUP): (1, "", "fdesetup: not permitted\n")}))
+    assert result["failed"] is True and "fdesetup status" in result["msg"]
