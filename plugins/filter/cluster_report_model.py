@@ -39,7 +39,10 @@ options:
     type: dict
     default: {}
   problems:
-    description: Extra problems from other roles, each in the collection's one problem shape C({code, severity, host, port, peer, message, fix, details}) (C(macops.cluster.problem) builds it); anything else is reported as C(problem_unregistered).
+    description:
+      - Extra problems from other roles, each in the collection's one problem shape
+        C({code, severity, host, port, peer, message, fix, details}) (C(macops.cluster.problem) builds it).
+      - Anything else is reported as C(problem_unregistered).
     type: list
     elements: dict
     default: []

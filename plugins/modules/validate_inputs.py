@@ -46,6 +46,7 @@ attributes:
   platform:
     description: Target OS/families that can be operated against.
     support: N/A
+    platforms: posix
     details: It runs on the controller and reads only variables.
 options:
   roles:
