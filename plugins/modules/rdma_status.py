@@ -40,6 +40,14 @@ options:
       - A play that needs both (the reboot playbook's report) then starts C(system_profiler) once per Mac instead of twice.
     type: bool
     default: false
+  mac:
+    description:
+      - A C(macops_mac) fact read earlier in the run (M(macops.cluster.node_facts) or M(macops.cluster.system_profiler)).
+        Its Thunderbolt ports and macOS version and build are used, and C(sw_vers), C(system_profiler) and
+        C(networksetup) are not run; cabling and macOS do not change when addresses are set, so a playbook reads
+        them once per node.
+      - Cannot be combined with O(mac_facts).
+    type: dict
 notes:
   - The module fails only when C(sw_vers), C(system_profiler) or C(networksetup) is missing, fails, or
     prints something it cannot parse.
@@ -196,12 +204,25 @@ from ansible_collections.macops.cluster.plugins.module_utils._system_profiler im
 )
 
 
+def collect_with_mac(module, mac):
+    """Readiness from the RDMA tools only, with the ports and macOS of a macops_mac read earlier."""
+    if not mac.get("macos_version"):
+        module.fail_json(msg="mac has no macos_version: pass the macops_mac fact of macops.cluster.node_facts")
+    results = commands.run_parallel(module, _rdma_facts.argvs(module))
+    result = {"changed": False}
+    result.update(_rdma_facts.readiness(module, results, mac["macos_version"], mac.get("macos_build"),
+                                        module.params["min_macos"], mac.get("thunderbolt_ports") or []))
+    return result
+
+
 def collect(module):
     min_macos = module.params["min_macos"]
     try:
         version_tuple(min_macos)
     except ValueError as exc:
         module.fail_json(msg="min_macos: %s" % exc)
+    if module.params["mac"] is not None:
+        return collect_with_mac(module, module.params["mac"])
     sw_vers = commands.require_command(module, "sw_vers")
     system_profiler = commands.require_command(module, "system_profiler")
     networksetup = commands.require_command(module, "networksetup")
@@ -225,7 +246,9 @@ def collect(module):
 
 def main():
     module = AnsibleModule(
-        argument_spec=dict(min_macos=dict(type="str", default="26.2"), mac_facts=dict(type="bool", default=False)),
+        argument_spec=dict(min_macos=dict(type="str", default="26.2"), mac_facts=dict(type="bool", default=False),
+                           mac=dict(type="dict")),
+        mutually_exclusive=[("mac", "mac_facts")],
         supports_check_mode=True,
     )
     module.exit_json(**collect(module))

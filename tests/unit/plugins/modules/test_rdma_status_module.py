@@ -150,3 +150,20 @@ def test_mac_facts_come_from_the_same_system_profiler_run(monkeypatch, capsys):
 
     without, _calls = run_module(monkeypatch, capsys, rdma_status.main, {}, fake_mac())
     assert "ansible_facts" not in without
+
+
+def test_a_mac_fact_read_earlier_replaces_sw_vers_and_system_profiler(monkeypatch, capsys):
+    """The post-network RDMA check of site.yml: only the RDMA tools run, with preflight's cabling."""
+    full, _calls = run_module(monkeypatch, capsys, rdma_status.main, {"mac_facts": True}, FakeMac([
+        (SW_VERS, ok("sw_vers/tahoe_26_2.txt")), (RDMA_CTL, ok("rdma_ctl/enabled.txt")),
+        (IBV_DEVICES, ok("ibv_devices/studio.txt")), (IBV_DEVINFO, ok("ibv_devinfo/studio_ready_v.txt")),
+        (["/usr/sbin/system_profiler", "-json", "SPHardwareDataType", "SPSoftwareDataType", "SPThunderboltDataType"],
+         ok("system_profiler/studio_m3_ultra.json")),
+        (PORTS, ok("networksetup/listallhardwareports_studio.txt"))], installed=ALL_TOOLS))
+    mac = full["ansible_facts"]["macops_mac"]
+    result, calls = run_module(monkeypatch, capsys, rdma_status.main, {"mac": mac}, fake_mac())
+    assert sorted(calls) == sorted([RDMA_CTL, IBV_DEVICES, IBV_DEVINFO])
+    assert result.get("failed") is None, result.get("msg")
+    assert (result["ready"], result["macos_version"], result["ports"]) == (full["ready"], "26.2", full["ports"])
+    old, _calls = run_module(monkeypatch, capsys, rdma_status.main, {"mac": dict(mac, macos_version="26.1")}, fake_mac())
+    assert [problem["code"] for problem in old["problems"]] == ["macos_too_old"]
