@@ -18,11 +18,14 @@ from ansible.plugins.action import ActionBase
 
 from ansible_collections.macops.cluster.plugins.plugin_utils._cabling_render import cabling_dot
 from ansible_collections.macops.cluster.plugins.plugin_utils._report_files import report_files
+from ansible_collections.macops.cluster.plugins.plugin_utils._report_inputs import (nodes_from_hostvars,
+                                                                                    problems_from_hostvars)
 from ansible_collections.macops.cluster.plugins.plugin_utils._report_model import build_report_model
 from ansible_collections.macops.cluster.plugins.plugin_utils._topology_common import TopologyError
 
 ARGUMENT_SPEC = dict(
-    nodes=dict(type="dict", required=True),
+    nodes=dict(type="dict", default={}),
+    hosts=dict(type="list", elements="str", default=[]),
     topology=dict(type="dict", default={}),
     problems=dict(type="list", elements="dict", default=[]),
     title=dict(type="str", default="Mac cluster health"),
@@ -74,6 +77,20 @@ def render_graphviz(topology, timeout):
     return to_text(proc.stdout), None
 
 
+def report_inputs(args, task_vars):
+    """(nodes, topology, problems): with `hosts`, what those hosts' roles published (their
+    variables, read here on the controller), then what the caller gave (a node given wins, its
+    problems come after the roles'); the plan is the caller's or else macops_topology."""
+    hosts = args["hosts"]
+    if not hosts:
+        return args["nodes"], args["topology"], args["problems"]
+    hostvars = task_vars.get("hostvars") or {}
+    nodes = nodes_from_hostvars(hosts, hostvars, task_vars.get("ansible_play_hosts") or [])
+    nodes.update(args["nodes"])
+    topology = args["topology"] or task_vars.get("macops_topology") or {}
+    return nodes, topology, problems_from_hostvars(hosts, hostvars) + args["problems"]
+
+
 def closing_lines(model, root, check_mode):
     """What a person reads at the end of the run: where the report is, then every error and
     warning with its host and fix (info problems stay in the report)."""
@@ -97,12 +114,13 @@ class ActionModule(ActionBase):
     def run(self, tmp=None, task_vars=None):
         result = super(ActionModule, self).run(tmp, task_vars)
         args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)[1]
+        nodes, topology, problems = report_inputs(args, task_vars or {})
         try:
-            model = build_report_model(args["nodes"], args["topology"], args["problems"], args["title"], args["run"])
+            model = build_report_model(nodes, topology, problems, args["title"], args["run"])
         except TopologyError as exc:
             raise AnsibleActionFail("cluster_report: %s" % exc)
-        svg, warning = render_graphviz(args["topology"], args["graphviz_timeout"]) if args["graphviz"] else (None, None)
-        files, stale = report_files(model, args["topology"], svg)
+        svg, warning = render_graphviz(topology, args["graphviz_timeout"]) if args["graphviz"] else (None, None)
+        files, stale = report_files(model, topology, svg)
 
         root = os.path.realpath(args["dest"])
         changed, removed, diffs = [], [], []

@@ -47,8 +47,24 @@ options:
     description:
       - "C({inventory_hostname: {mac, rdma, software, gpu, services, checks, reachable}}), as for the
         macops.cluster.cluster_report_model filter."
+      - With O(hosts), an entry given here replaces the one read for that host.
     type: dict
-    required: true
+    default: {}
+  hosts:
+    description:
+      - Inventory hosts whose published results the report reads itself, on the controller, from
+        their variables (C(hostvars)), one node entry per host in this order - C(ansible_facts.macops_mac)
+        (mac), C(macops_rdma) (rdma), C(macops_python_env.version), C(macops_mlx.mlx), C(macops_mlx.mlx_lm)
+        and C(macops_exo.version) (software), C(macops_gpu) (gpu), C(macops_exo.running) and C(.detail)
+        (services.exo), C(macops_preflight.checks) and the C(macops_mlx.smoke) test (checks); a host is
+        reachable when it is still in the play or its facts were gathered.
+      - The problems of C(macops_preflight), C(macops_tb_network) and C(macops_sudoers) come first, each with
+        its host, then O(problems).
+      - When O(topology) is empty, the plan is the C(macops_topology) of the host the task runs for.
+      - Empty (the default), the report reads only O(nodes), O(topology) and O(problems).
+    type: list
+    elements: str
+    default: []
   topology:
     description: The result of the macops.cluster.thunderbolt_topology filter; may be empty.
     type: dict

@@ -1,0 +1,122 @@
+"""The report reads what the roles publish: node entries and problems from hostvars
+(plugin_utils/_report_inputs.py), and the report role given only report_hosts, as site.yml runs it."""
+import json
+import os
+import sys
+
+from ansible_collections.macops.cluster.plugins.module_utils._problems import problem
+from ansible_collections.macops.cluster.plugins.plugin_utils._report_inputs import (nodes_from_hostvars,
+                                                                                    problems_from_hostvars)
+
+from test_report_role import BIN, run_ansible
+
+MAC = {"chip": "Apple M3 Ultra", "thunderbolt_ports": []}
+PREFLIGHT_PROBLEM = problem("disk_space_low", "12 GB free.", "Free disk space.", severity="warning")
+TB_PROBLEM = problem("tb_address_reset", "en2 lost its address.", "Stop what resets it.", host="mac2",
+                     port="en2", severity="warning")
+
+
+def published(mac=MAC):
+    """One node's variables after every role ran, as the roles publish them."""
+    return {
+        "ansible_facts": {"macops_mac": mac},
+        "macops_preflight": {"checks": [{"name": "macOS", "ok": True, "detail": "26.2"}],
+                             "problems": [PREFLIGHT_PROBLEM]},
+        "macops_tb_network": {"links": [], "problems": [TB_PROBLEM]},
+        "macops_sudoers": {"problems": []},
+        "macops_rdma": {"enabled": True, "ready": True, "ports": [], "problems": []},
+        "macops_python_env": {"version": "3.12.8", "python": "/v/bin/python"},
+        "macops_mlx": {"mlx": "0.30.3", "mlx_lm": "0.28.4",
+                       "smoke": {"ok": True, "detail": "all_sum over 2 ranks = 3", "seconds": 1.5}},
+        "macops_gpu": {"wired_limit_mb": 1000, "target_mb": 1000},
+        "macops_exo": {"version": "1.0.3", "running": True, "detail": "pid 42"},
+    }
+
+
+def test_a_node_entry_maps_each_published_result():
+    nodes = nodes_from_hostvars(["mac1"], {"mac1": published()}, ["mac1"])
+    assert nodes == {"mac1": {
+        "reachable": True, "mac": MAC,
+        "rdma": {"enabled": True, "ready": True, "ports": [], "problems": []},
+        "software": {"python": "3.12.8", "mlx": "0.30.3", "mlx_lm": "0.28.4", "exo": "1.0.3"},
+        "gpu": {"wired_limit_mb": 1000, "target_mb": 1000},
+        "services": {"exo": {"running": True, "detail": "pid 42"}},
+        "checks": [{"name": "macOS", "ok": True, "detail": "26.2"},
+                   {"name": "MLX all_sum over Thunderbolt", "ok": True, "detail": "all_sum over 2 ranks = 3"}]}}
+
+
+def test_a_node_that_published_nothing_is_not_checked_and_unreachable():
+    nodes = nodes_from_hostvars(["mac1", "mac2"], {"mac1": {}, "mac2": {"ansible_host": "198.18.0.2"}}, ["mac1"])
+    assert nodes["mac2"] == {"reachable": False, "mac": None, "rdma": None,
+                             "software": {"python": None, "mlx": None, "mlx_lm": None, "exo": None},
+                             "gpu": None, "services": {"exo": {"running": None, "detail": ""}}, "checks": []}
+    assert nodes["mac1"]["reachable"] is True
+    assert list(nodes) == ["mac1", "mac2"]
+
+
+def test_a_node_that_left_the_play_after_its_facts_counts_as_reached():
+    assert nodes_from_hostvars(["mac1"], {"mac1": published()}, [])["mac1"]["reachable"] is True
+
+
+def test_problems_keep_role_order_and_the_host_they_name():
+    hostvars = {"mac1": published(), "mac2": published()}
+    hostvars["mac1"]["macops_preflight"]["problems"] = [dict(PREFLIGHT_PROBLEM, host="mac1")]
+    hostvars["mac2"]["macops_sudoers"] = {"problems": [dict(PREFLIGHT_PROBLEM, host="mac2")]}
+    del hostvars["mac2"]["macops_preflight"]
+    found = problems_from_hostvars(["mac1", "mac2"], hostvars)
+    assert [(p["code"], p["host"]) for p in found] == [
+        ("disk_space_low", "mac1"), ("tb_address_reset", "mac2"), ("tb_address_reset", "mac2"),
+        ("disk_space_low", "mac2")]
+    assert found[0] == dict(PREFLIGHT_PROBLEM, host="mac1")
+
+
+def test_a_problem_without_a_host_gets_the_one_it_was_published_on():
+    # problem()'s shape always has the key; a host of None is kept as site.yml's combine() kept it
+    found = problems_from_hostvars(["mac1"], {"mac1": {"macops_sudoers": {"problems": [
+        PREFLIGHT_PROBLEM, {"code": "x", "message": "no host key"}]}}})
+    assert [p["host"] for p in found] == [None, "mac1"]
+
+
+PLAYBOOK = """
+- name: Publish what the roles publish
+  hosts: macs
+  gather_facts: false
+  vars_files: [published.json]
+  tasks:
+    - name: Publish
+      ansible.builtin.set_fact:
+        ansible_facts: {macops_mac: "{{ published[inventory_hostname].ansible_facts.macops_mac }}"}
+        macops_preflight: "{{ published[inventory_hostname].macops_preflight }}"
+        macops_tb_network: "{{ published[inventory_hostname].macops_tb_network }}"
+        macops_mlx: "{{ published[inventory_hostname].macops_mlx }}"
+        macops_exo: "{{ published[inventory_hostname].macops_exo }}"
+        macops_topology: {}
+- name: Report
+  hosts: macs
+  gather_facts: false
+  tasks:
+    - name: Report
+      ansible.builtin.import_role:
+        name: macops.cluster.report
+      vars:
+        report_hosts: "{{ groups['macs'] }}"
+        report_dir: out/report
+"""
+
+
+def test_the_report_role_reads_the_hosts_itself(tmp_path):
+    (tmp_path / "published.json").write_text(json.dumps({"published": {"mac1": published(), "mac2": published()}}))
+    (tmp_path / "site.yml").write_text(PLAYBOOK)
+    (tmp_path / "inventory").write_text("[macs]\nmac1 ansible_connection=local ansible_python_interpreter=%s\n"
+                                        "mac2 ansible_connection=local ansible_python_interpreter=%s\n"
+                                        % (sys.executable, sys.executable))
+    result = run_ansible([os.path.join(BIN, "ansible-playbook"), "-i", "inventory", "site.yml"], tmp_path)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    report = json.loads((tmp_path / "out" / "report" / "report.json").read_text())
+    assert [node["name"] for node in report["nodes"]] == ["mac1", "mac2"]
+    codes = sorted((p["code"], p["host"]) for p in report["problems"] if p["code"] in ("disk_space_low",
+                                                                                        "tb_address_reset"))
+    # the report keeps one of each (code, host, port, message)
+    assert codes == [("disk_space_low", None), ("tb_address_reset", "mac2")]
+    assert "MLX all_sum over Thunderbolt" in json.dumps(report["nodes"][0])
+    assert "pid 42" in json.dumps(report["nodes"][1])
