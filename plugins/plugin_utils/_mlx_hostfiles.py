@@ -239,3 +239,23 @@ def hostfile_json(topology, backend):
         raise TopologyError("the topology has no %s hostfile%s" % (
             backend, (": " + " ".join(reasons)) if reasons else ""))
     return json.dumps(hostfile, indent=4)
+
+
+def hostfile_files(topology, backends, directory, attributes=None):
+    """What a node's `directory` holds of hostfiles, as macops.cluster.node_files entries:
+    `hostfile-<backend>.json` with its text and a final newline for each of `backends`, with
+    `attributes` (owner, group, mode), then the other backends' files removed, so no file on the
+    node names a backend not chosen now."""
+    unknown = [backend for backend in backends if backend not in BACKENDS]
+    if unknown:
+        raise TopologyError("backend must be one of %s, got %r" % (", ".join(BACKENDS), unknown[0]))
+
+    def path(backend):
+        return "%s/hostfile-%s.json" % (directory.rstrip("/"), backend)
+
+    written = []
+    for backend in backends:
+        entry = dict(attributes or {})
+        entry.update(path=path(backend), content=hostfile_json(topology, backend) + "\n")
+        written.append(entry)
+    return written + [{"path": path(backend), "state": "absent"} for backend in BACKENDS if backend not in backends]

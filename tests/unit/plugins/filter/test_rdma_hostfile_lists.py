@@ -1,0 +1,60 @@
+"""The rdma role's lists, built in Python (no JSON text assembled in Jinja): the checklist a
+person reads when RDMA is not ready, and the node's hostfiles as node_files entries."""
+import json
+
+import pytest
+
+from ansible_collections.macops.cluster.plugins.filter import mlx_hostfile_files, rdma_checklist
+from ansible_collections.macops.cluster.plugins.module_utils._problems import problem
+from ansible_collections.macops.cluster.plugins.plugin_utils._mlx_hostfiles import hostfile_json
+from ansible_collections.macops.cluster.plugins.plugin_utils._topology import build_topology
+
+from cabling_builder import build_nodes, mesh_cables, ring_cables
+from test_mlx_backend import HOSTS, ready_rdma
+
+STATE = "/Library/Application Support/macops"
+MODE = {"owner": "root", "group": "wheel", "mode": "0644"}
+
+
+def test_every_node_ready_says_so_in_one_line():
+    statuses = ready_rdma(build_nodes(HOSTS, mesh_cables(HOSTS)))
+    assert rdma_checklist.rdma_checklist(statuses) == ["Not ready for RDMA: none"]
+
+
+def test_recovery_steps_come_once_then_each_other_error_per_host_and_port():
+    statuses = ready_rdma(build_nodes(HOSTS, mesh_cables(HOSTS)), down=[("mac2", "en3")], disabled=["mac3", "mac1"])
+    fix = [p for p in statuses["mac1"]["problems"] if p["code"] == "rdma_disabled"][0]["fix"]
+    statuses["mac2"]["problems"].append(problem("rdma_device_missing", "no device", "Check the cable.", port="en4",
+                                                severity="warning"))
+    statuses["mac4"]["problems"] = [problem("rdma_ctl_missing", "no rdma_ctl", "Update macOS.", severity="error")]
+    statuses["mac4"]["ready"] = False
+    down = [p for p in statuses["mac2"]["problems"] if p["code"] == "rdma_port_down"][0]
+    assert rdma_checklist.rdma_checklist(statuses) == [
+        "Enable RDMA on mac1, mac3: " + fix,
+        "mac2 en3: [rdma_port_down] down FIX: %s" % down["fix"],  # the warning is left out
+        "mac4: [rdma_ctl_missing] no rdma_ctl FIX: Update macOS.",
+        "Not ready for RDMA: mac1, mac2, mac3, mac4"]
+
+
+def test_hostfiles_are_written_for_the_chosen_backends_and_the_others_removed():
+    topology = build_topology(build_nodes(HOSTS, mesh_cables(HOSTS)))
+    files = mlx_hostfile_files.mlx_hostfile_files(topology, ["ring", "jaccl"], STATE + "/", MODE)
+    assert files == [
+        dict(MODE, path=STATE + "/hostfile-ring.json", content=hostfile_json(topology, "ring") + "\n"),
+        dict(MODE, path=STATE + "/hostfile-jaccl.json", content=hostfile_json(topology, "jaccl") + "\n"),
+        {"path": STATE + "/hostfile-jaccl-ring.json", "state": "absent"}]
+    assert json.loads(files[0]["content"])["backend"] == "ring"
+
+
+def test_no_backend_removes_every_hostfile():
+    topology = build_topology(build_nodes(HOSTS, ring_cables(HOSTS)))
+    assert mlx_hostfile_files.mlx_hostfile_files(topology, [], STATE) == [
+        {"path": STATE + "/hostfile-%s.json" % b, "state": "absent"} for b in ("ring", "jaccl", "jaccl-ring")]
+
+
+def test_a_backend_the_cabling_does_not_allow_fails_with_the_reason():
+    topology = build_topology(build_nodes(HOSTS, ring_cables(HOSTS)))
+    with pytest.raises(Exception, match="no jaccl hostfile"):
+        mlx_hostfile_files.mlx_hostfile_files(topology, ["jaccl"], STATE)
+    with pytest.raises(Exception, match="backend must be one of"):
+        mlx_hostfile_files.mlx_hostfile_files(topology, ["tcp"], STATE)
