@@ -13,13 +13,13 @@ short_description: The steps that make RDMA ready on every node, one line each
 version_added: 0.1.0
 author: macops.cluster team
 description:
-  - From every node's M(macops.cluster.rdma_status) result, the lines the rdma role shows when RDMA
+  - "From every node's M(macops.cluster.rdma_status) result, the lines the rdma role shows when RDMA
     is not ready everywhere - the Recovery steps once for all hosts with RDMA disabled (they need a
     person at each Mac), each other error as C(<host> [<port>]: [<code>] <message> FIX: <fix>), and
-    last C(Not ready for RDMA: <hosts>) (C(none) when every node is ready).
+    last C(Not ready for RDMA: <hosts>) (C(none) when every node is ready)."
 options:
   _input:
-    description: C({inventory_hostname: rdma_status result}), in the play's host order.
+    description: "C({inventory_hostname: rdma_status result}), in the play's host order."
     type: dict
     required: true
 """

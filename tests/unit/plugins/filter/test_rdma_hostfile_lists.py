@@ -1,6 +1,7 @@
 """The rdma role's lists, built in Python (no JSON text assembled in Jinja): the checklist a
 person reads when RDMA is not ready, and the node's hostfiles as node_files entries."""
 import json
+import os
 
 import pytest
 
@@ -10,6 +11,7 @@ from ansible_collections.macops.cluster.plugins.plugin_utils._mlx_hostfiles impo
 from ansible_collections.macops.cluster.plugins.plugin_utils._topology import build_topology
 
 from cabling_builder import build_nodes, mesh_cables, ring_cables
+from test_filter_plugins import BIN, run_ansible
 from test_mlx_backend import HOSTS, ready_rdma
 
 STATE = "/Library/Application Support/macops"
@@ -58,3 +60,12 @@ def test_a_backend_the_cabling_does_not_allow_fails_with_the_reason():
         mlx_hostfile_files.mlx_hostfile_files(topology, ["jaccl"], STATE)
     with pytest.raises(Exception, match="backend must be one of"):
         mlx_hostfile_files.mlx_hostfile_files(topology, ["tcp"], STATE)
+
+
+@pytest.mark.parametrize("name", ["mlx_hostfile_files", "rdma_checklist"])
+def test_ansible_doc_renders(tmp_path, name):
+    result = run_ansible([os.path.join(BIN, "ansible-doc"), "-t", "filter", "--json", "macops.cluster." + name],
+                         tmp_path)
+    assert result.returncode == 0, result.stderr
+    doc = json.loads(result.stdout)["macops.cluster." + name]
+    assert doc["doc"]["name"] == name and doc["examples"] and doc["return"]["_value"]
