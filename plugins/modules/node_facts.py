@@ -17,8 +17,8 @@ description:
     (threads), each at most once, so C(system_profiler) and C(sw_vers) run once per node.
   - C(mac) runs C(system_profiler -json SPHardwareDataType SPSoftwareDataType SPThunderboltDataType)
     and C(networksetup -listallhardwareports), the same parsers as M(macops.cluster.system_profiler).
-  - C(macos) runs C(sw_vers); its version and build also fill RV(mac.macos_version) and
-    RV(mac.macos_build) when C(SPSoftwareDataType) (whose keys are unconfirmed) lacks them.
+  - C(macos) runs C(sw_vers); its version and build also fill C(mac.macos_version) and
+    C(mac.macos_build) when C(SPSoftwareDataType) (whose keys are unconfirmed) lacks them.
   - C(disk) runs C(df -k) once per path in O(volumes); C(filevault) runs C(fdesetup status);
     C(launchd) runs C(launchctl print system/LABEL) per label in O(launchd_labels) (exit status 0
     is loaded); C(boot) reads C(kern.bootsessionuuid); C(wired_limit) reads the live
