@@ -17,8 +17,10 @@ description:
     (threads), each at most once, so C(system_profiler) and C(sw_vers) run once per node.
   - C(mac) runs C(system_profiler -json SPHardwareDataType SPSoftwareDataType SPThunderboltDataType)
     and C(networksetup -listallhardwareports), the same parsers as M(macops.cluster.system_profiler).
-  - C(macos) runs C(sw_vers); its version and build also fill C(mac.macos_version) and
-    C(mac.macos_build) when C(SPSoftwareDataType) (whose keys are unconfirmed) lacks them.
+  - C(macos) returns the macOS version and build. With C(mac) they are C(SPSoftwareDataType)'s, and
+    C(sw_vers) runs only when that (whose keys are unconfirmed) lacks them, after system_profiler;
+    its answer then also fills C(mac.macos_version) and C(mac.macos_build). Without C(mac),
+    C(sw_vers) runs with the other reads.
   - C(disk) runs C(df -k) once per path in O(volumes); C(filevault) runs C(fdesetup status);
     C(launchd) runs C(launchctl print system/LABEL) per label in O(launchd_labels) (exit status 0
     is loaded); C(boot) reads C(kern.bootsessionuuid); C(wired_limit) reads the live
@@ -99,7 +101,7 @@ mac:
   returned: when C(mac) is gathered
   type: dict
 macos:
-  description: C(version) and C(build) from C(sw_vers).
+  description: C(version) and C(build), from system_profiler or C(sw_vers).
   returned: when C(macos) is gathered
   type: dict
   sample: {"version": "26.2", "build": "25C56"}
@@ -196,7 +198,7 @@ def plan_reads(module, groups):
     if "mac" in groups:
         reads.add("profile", [need(module, "system_profiler"), "-json", HARDWARE, SOFTWARE, THUNDERBOLT])
         reads.add("ports", [need(module, "networksetup"), "-listallhardwareports"])
-    if "macos" in groups:
+    if "macos" in groups and "mac" not in groups:
         reads.add("sw_vers", [need(module, "sw_vers")])
     for path in params["volumes"] if "disk" in groups else []:
         reads.add(("df", path), [need(module, "df"), "-k", path])
@@ -217,14 +219,26 @@ def plan_reads(module, groups):
     return reads
 
 
-def read_mac(module, reads, macos):
+def read_mac(module, reads):
     profile = commands.parse(module, parse_json, reads.output("profile"))
     hardware_ports = commands.parse(module, parse_hardware_ports, reads.output("ports"))
-    mac = commands.parse(module, build_mac, profile, hardware_ports)
-    if macos:
+    return commands.parse(module, build_mac, profile, hardware_ports)
+
+
+def read_macos(module, reads, mac):
+    """Version and build: system_profiler's when it has both, else sw_vers' (which then fills mac)."""
+    if mac is not None and mac["macos_version"] and mac["macos_build"]:
+        return {"version": mac["macos_version"], "build": mac["macos_build"]}
+    if "sw_vers" in reads.results:
+        stdout = reads.output("sw_vers")
+    else:
+        stdout = commands.run(module, [commands.require_command(module, "sw_vers")])
+    versions = commands.parse(module, parse_full, stdout)
+    macos = {"version": versions["product_version"], "build": versions["build_version"]}
+    if mac is not None:
         mac["macos_version"] = mac["macos_version"] or macos["version"]
         mac["macos_build"] = mac["macos_build"] or macos["build"]
-    return mac
+    return macos
 
 
 def read_launchd(module, reads):
@@ -278,11 +292,10 @@ def collect(module):
     reads = plan_reads(module, groups)
     reads.run()
     node = {}
+    mac = read_mac(module, reads) if "mac" in groups else None
     macos = None
     if "macos" in groups:
-        versions = commands.parse(module, parse_full, reads.output("sw_vers"))
-        macos = node["macos"] = {"version": versions["product_version"], "build": versions["build_version"]}
-    mac = read_mac(module, reads, macos) if "mac" in groups else None
+        macos = node["macos"] = read_macos(module, reads, mac)
     if "disk" in groups:
         node["volumes"] = {}
         for path in module.params["volumes"]:

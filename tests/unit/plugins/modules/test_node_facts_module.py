@@ -55,7 +55,8 @@ def test_defaults_read_each_command_once(monkeypatch, capsys, check_mode):
     result, calls = run_module(monkeypatch, capsys, node_facts.main,
                                {"set_facts": True, "_ansible_check_mode": check_mode}, studio())
     assert result.get("failed") is None, result.get("msg")
-    assert sorted(calls) == sorted([PROFILE, PORTS, SW_VERS, DF_ROOT, FDESETUP, SSHD])
+    # system_profiler has the macOS version and build (SPSoftwareDataType): no sw_vers.
+    assert sorted(calls) == sorted([PROFILE, PORTS, DF_ROOT, FDESETUP, SSHD])
     assert result["changed"] is False
     assert result["macos"] == {"version": "26.2", "build": "25C56"}
     assert result["mac"]["chip"] == "Apple M3 Ultra"
@@ -68,10 +69,19 @@ def test_defaults_read_each_command_once(monkeypatch, capsys, check_mode):
     assert set(facts) >= {"user_id", "user_dir"}
 
 
-def test_macos_version_fills_a_profile_without_software_keys(monkeypatch, capsys):
-    result, _calls = run_module(monkeypatch, capsys, node_facts.main, {"gather": ["mac", "macos"]},
-                                studio({tuple(PROFILE): ok("system_profiler/studio_thunderbolt_only.json")}))
+def test_sw_vers_fills_a_profile_without_software_keys_once(monkeypatch, capsys):
+    result, calls = run_module(monkeypatch, capsys, node_facts.main, {"gather": ["mac", "macos"]},
+                               studio({tuple(PROFILE): ok("system_profiler/studio_thunderbolt_only.json")}))
     assert (result["mac"]["macos_version"], result["mac"]["macos_build"]) == ("26.2", "25C56")
+    assert result["macos"] == {"version": "26.2", "build": "25C56"}
+    assert calls.count(SW_VERS) == 1 and calls[-1] == SW_VERS
+
+
+def test_macos_alone_runs_sw_vers(monkeypatch, capsys):
+    result, calls = run_module(monkeypatch, capsys, node_facts.main, {"gather": ["macos"]},
+                               studio({tuple(SW_VERS): ok("sw_vers/tahoe_26_1.txt")}))
+    assert calls == [SW_VERS]
+    assert result["macos"]["version"] == "26.1"
 
 
 def test_launchd_labels_and_volumes(monkeypatch, capsys):
