@@ -208,3 +208,20 @@ def test_bad_input_is_refused_before_anything_reboots(converged, extra, message)
     proc, _, _ = reboot(converged, extra)
     assert proc.returncode != 0 and message in proc.stdout
     assert boot_counts() == counts
+
+
+def test_one_system_profiler_and_at_most_one_sw_vers_per_node_per_run(converged):
+    """Issue 14, acceptance 1 (reboot half): the hardware is read before the reboot or after it, not both."""
+    from labtools import log_lines
+    marks = {h: len(log_lines(h, "shim.log")) for h in HOSTS}
+    proc, _, report = reboot(converged)
+    assert proc.returncode == 0, proc.stdout[-6000:]
+    ran = {h: [os.path.basename(e["argv"][0]) for e in log_lines(h, "shim.log")[marks[h]:]] for h in HOSTS}
+    assert {h: ran[h].count("system_profiler") for h in HOSTS} == {h: 1 for h in HOSTS}, ran
+    # The one sw_vers is ansible.builtin.reboot's own (its setup run learns the distribution); the
+    # collection's reads take the macOS version from system_profiler.
+    assert all(ran[h].count("sw_vers") <= 1 for h in HOSTS), ran
+    # The report still has each node's hardware and RDMA readiness from those reads.
+    nodes = dict((node["name"], node) for node in report["nodes"])
+    assert all(nodes[h]["hardware"]["chip"] and nodes[h]["thunderbolt"] and nodes[h]["rdma"] for h in HOSTS), nodes
+    assert all(nodes[h]["gpu"] and nodes[h]["gpu"]["target_mb"] for h in HOSTS), nodes
