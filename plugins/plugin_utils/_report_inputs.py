@@ -40,8 +40,8 @@ def _mac(host_vars):
 def node_entry(host, host_vars, play_hosts):
     """One host's report entry ({reachable, mac, rdma, software, gpu, services, checks})."""
     mac = _mac(host_vars)
-    rdma, gpu = (_plain(host_vars.get(name)) if host_vars is not None else None for name in ("macops_rdma",
-                                                                                              "macops_gpu"))
+    rdma, gpu = (_plain(host_vars.get(name)) if host_vars is not None else None
+                 for name in ("macops_rdma", "macops_gpu"))
     python_env, mlx, exo, preflight = (_fact(host_vars, name) for name in (
         "macops_python_env", "macops_mlx", "macops_exo", "macops_preflight"))
     checks = list(preflight.get("checks") or [])

@@ -1,4 +1,4 @@
-"""python_env's read (plugins/module_utils/_python_env_read.py): the functions, and the file run
+"""python_env's read (roles/python_env/files/read_environment.py): the functions, and the file run
 the way the role runs it, `<python> -c <file text> <venv python> <file text>`, with the text the
 role's lookup reads."""
 import json
@@ -10,9 +10,15 @@ import venv
 
 import pytest
 
-from ansible_collections.macops.cluster.plugins.module_utils import _python_env_read as reader
+import importlib.util
 
-SCRIPT = os.path.join(os.path.dirname(os.path.abspath(reader.__file__)), "_python_env_read.py")
+# A script the role sends to the node's own interpreter (not a module: it runs through `raw`).
+SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "roles", "python_env", "files",
+                      "read_environment.py")
+_spec = importlib.util.spec_from_file_location("read_environment", SCRIPT)
+reader = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(reader)
+
 
 
 class Dist:
