@@ -53,7 +53,8 @@ def installed(metadata):
 def read_other(python, script, run=subprocess.run):
     """What `python -c script` prints as JSON, {} when it does not run or prints something else."""
     try:
-        proc = run([python, "-c", script], stdout=subprocess.PIPE, universal_newlines=True, timeout=VENV_TIMEOUT)
+        proc = run([python, "-c", script], stdout=subprocess.PIPE, universal_newlines=True, timeout=VENV_TIMEOUT,
+                   check=False)
         if proc.returncode == 0:
             return json.loads(proc.stdout)
     except (OSError, ValueError, subprocess.SubprocessError):
