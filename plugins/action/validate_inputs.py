@@ -108,7 +108,7 @@ class ActionModule(ActionBase):
         result.update(changed=False, problems=problems, roles=roles, checked=sorted(values))
         if problems:
             result["failed"] = True
-            result["msg"] = "%s: %d input problem%s, nothing was changed:\n%s" % (
+            result["msg"] = "%s: %d input problem%s (no node was contacted, nothing changed)\n%s" % (
                 host, len(problems), "" if len(problems) == 1 else "s",
                 "\n".join("- %s Fix: %s" % (p["message"], p["fix"]) for p in problems))
         else:
