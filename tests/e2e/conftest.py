@@ -126,9 +126,10 @@ def converged(site):
     # The shim logs' length per node before the idempotence run: what it ran is what follows.
     shim_marks = dict((host, len(labtools.log_lines(host, "shim.log"))) for host in labtools.HOSTS)
     second = site()
+    shim_ends = dict((host, len(labtools.log_lines(host, "shim.log"))) for host in labtools.HOSTS)
     # Later tests run site.yml again with narrow tags, which rewrites the report with only the
     # roles they ran: keep the idempotence run's report as it was.
     with open(os.path.join(site.workdir, "artifacts", "report", "report.json")) as handle:
         report = json.load(handle)
     return {"check": predicted, "first": first, "second": second, "check_seconds": check_seconds,
-            "report": report, "second_shim_marks": shim_marks}
+            "report": report, "second_shim_marks": shim_marks, "second_shim_ends": shim_ends}

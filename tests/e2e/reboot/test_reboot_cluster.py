@@ -135,7 +135,7 @@ def test_node_that_does_not_return_is_named_and_power_cycled_once(converged, cle
     after = boot_sessions()
     assert all(after[h] != sessions[h] for h in ["mac1", "mac2", "mac3"])
     for host in ["mac1", "mac2", "mac3"]:
-        assert all(c["ok"] for c in checks_of(report, host).values()), host
+        assert all(c["ok"] for c in checks_of(report, host).values()), (host, checks_of(report, host))
     assert checks_of(report, "mac4")["came_back"]["ok"] is False
     assert recap(proc.stdout)["mac4"]["failed"] == 1
     assert all(recap(proc.stdout)[h]["failed"] == 0 for h in ["mac1", "mac2", "mac3"])

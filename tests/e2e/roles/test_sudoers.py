@@ -176,15 +176,27 @@ REPORTED = """---
 
 
 def test_a_broad_rule_fails_verify_naming_it_unless_accepted_and_then_the_report_lists_it(lab):
+    # Through sudoers_extra_commands, the first step refuses it, naming the rule, before it is written.
+    before = open(dropin("mac1")).read() if os.path.exists(dropin("mac1")) else None
     broad = run_playbook(CONVERGE, *(WITHOUT_FIREWALL + ("--tags", "sudoers", "--limit", "mac1", "-e",
                                                         '{"sudoers_extra_commands": ["/bin/launchctl"]}')))
+    assert broad.returncode != 0
+    flat = " ".join(broad.stdout.split())
+    assert "sudoers_extra_commands = '/bin/launchctl' is refused" in flat and "sudoers_accepted_unsafe_rules" in flat
+    assert (open(dropin("mac1")).read() if os.path.exists(dropin("mac1")) else None) == before
+    # A broad rule that arrives another way (a drop-in of someone else's) fails the verify step.
+    other = "/etc/sudoers.d/zz-broad"
+    sudo("mac1", "echo 'admin ALL=(root) NOPASSWD: /bin/launchctl' > %s && chmod 0440 %s" % (other, other))
     try:
+        broad = run_playbook(CONVERGE, *(WITHOUT_FIREWALL + ("--tags", "sudoers", "--limit", "mac1")))
         assert broad.returncode != 0
         flat = " ".join(broad.stdout.split())
         assert "Stop on an unsafe or inactive rule" in flat
         assert "sudo rule '(root) NOPASSWD: /bin/launchctl' lets admin run code as root without a password" in flat
         assert "`sudo /bin/launchctl bootstrap system /tmp/x.plist`" in flat
-
+    finally:
+        sudo("mac1", "rm -f %s" % other)
+    try:
         with tempfile.TemporaryDirectory(prefix="sudoers-report-") as tmp_dir:
             playbook = os.path.join(tmp_dir, "reported.yml")
             with open(playbook, "w") as handle:
