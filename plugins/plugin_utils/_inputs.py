@@ -232,15 +232,13 @@ def validate(specs, roles, values, context, check_specs=True, entry_points=None)
         else:
             validated = dict((name, values[name]) for name in options if name in values)
         coerced[role] = validated
+    # A rule reads only values that passed their spec: one refusal per variable, never two.
     refused = set(p["details"]["variable"] for p in problems if p["code"] == "input_invalid")
+    params = {}
+    for values_of_role in coerced.values():
+        params.update((k, v) for k, v in values_of_role.items() if k not in refused)
     for role in roles:
         rule = _input_rules.RULES.get(role)
-        if rule is None:
-            continue
-        # A rule reads only values that passed their spec: one refusal per variable, never two.
-        merged = {}
-        for values_of_role in coerced.values():
-            merged.update(values_of_role)
-        params = dict((k, v) for k, v in merged.items() if k not in refused)
-        problems.extend(rule(_input_rules.Params(params, role_options(specs, role), values), context))
+        if rule is not None:
+            problems.extend(rule(_input_rules.Params(params, role_options(specs, role), values), context))
     return problems
