@@ -11,6 +11,7 @@ __metaclass__ = type
 import os
 import shutil
 import subprocess
+from collections.abc import Mapping
 
 from ansible.errors import AnsibleActionFail
 from ansible.module_utils.common.text.converters import to_text
@@ -80,7 +81,8 @@ def render_graphviz(topology, timeout):
 def report_inputs(args, task_vars):
     """(nodes, topology, problems): with `hosts`, what those hosts' roles published (their
     variables, read here on the controller), then what the caller gave (a node given wins, its
-    problems come after the roles'); the plan is the caller's or else macops_topology."""
+    problems come after the roles'); the plan is the caller's or else macops_topology, with the
+    rdma role's macops_mlx_backend as its mlx_backend."""
     hosts = args["hosts"]
     if not hosts:
         return args["nodes"], args["topology"], args["problems"]
@@ -88,6 +90,11 @@ def report_inputs(args, task_vars):
     nodes = nodes_from_hostvars(hosts, hostvars, task_vars.get("ansible_play_hosts") or [])
     nodes.update(args["nodes"])
     topology = args["topology"] or task_vars.get("macops_topology") or {}
+    choice = task_vars.get("macops_mlx_backend")
+    if not args["topology"] and isinstance(choice, Mapping) and choice.get("backend") and "mlx_backend" not in topology:
+        # The rdma role's one choice of backend (its own published result) shown with the plan.
+        topology = dict(topology, mlx_backend=dict((key, choice.get(key)) for key in (
+            "backend", "reason", "hostfiles", "passed_over") if key in choice))
     return nodes, topology, problems_from_hostvars(hosts, hostvars) + args["problems"]
 
 

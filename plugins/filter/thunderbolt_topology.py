@@ -131,7 +131,8 @@ _value:
           C(error), C(warning) or C(info); C(details.link_id) names the cable, when there is one."
         - Codes include tb_link_tb4_speed, tb_port_next_to_ethernet, tb_duplicate_cable,
           tb_mesh_missing_pair, tb_cabling_differs, tb_peer_unknown, tb_link_asymmetric,
-          macos_build_mismatch, mlx_ring_unavailable, mlx_jaccl_unavailable (see docs/topology.md).
+          mlx_ring_unavailable, mlx_jaccl_unavailable (see docs/topology.md). The macOS build is judged by
+          preflight (macops.cluster.preflight_checks), before the plan.
       type: list
       elements: dict
     addresses:

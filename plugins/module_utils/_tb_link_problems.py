@@ -41,3 +41,36 @@ def link_problems(links, default_route, thunderbolt_devices):
             "and put the management service first in the service order.",
             port=default_route["interface"]))
     return problems
+
+
+BRIDGE_RETURNED_FIX = ("Nothing to do if it happens once. If it keeps coming back, find what re-creates it (the exo app, "
+                       "a configuration profile, a restored network location).")
+ADDRESS_RESET_FIX = ("Find what changes Thunderbolt services (a network location switch, an MDM profile, a script "
+                     "calling networksetup -setdhcp) and stop it.")
+EXO_DAEMON_FIX = ("exo's LaunchDaemon io.exo.networksetup (%s) resets Thunderbolt services to DHCP. Disable it: run "
+                  "the exo role (it turns the daemon off), or by hand `sudo launchctl bootout system/io.exo.networksetup` "
+                  "and `sudo launchctl disable system/io.exo.networksetup`, then run this role again.")
+
+
+def drift_problems(host, applied, daemons, daemons_loaded):
+    """What tb_network found changed since its last run (only when it ran before: ``applied``'s
+    state_found) and a loaded address-resetting daemon: warnings, each for ``host``."""
+    problems = []
+    name = host or "this node"
+    daemon_fix = EXO_DAEMON_FIX % ", ".join(daemons) if daemons else None
+    if applied["state_found"] and applied["bridge_removed"]:
+        problems.append(problem(
+            "tb_bridge_returned", "%s: the Thunderbolt Bridge was back (enabled service, bridge0 defined or live); "
+            "it was removed again" % name, BRIDGE_RETURNED_FIX, host=host, port="bridge0"))
+    readdressed = applied["readdressed"]
+    if applied["state_found"] and readdressed:
+        problems.append(problem(
+            "tb_address_reset", "%s: %s had lost the planned address (found: %s); applied again" % (
+                name, ", ".join(entry["service"] for entry in readdressed),
+                ", ".join(str((entry.get("was") or {}).get("method")) for entry in readdressed)),
+            daemon_fix or ADDRESS_RESET_FIX, host=host, port=", ".join(entry["device"] for entry in readdressed)))
+    if daemons_loaded:
+        problems.append(problem(
+            "tb_exo_networksetup_daemon", "%s: exo's io.exo.networksetup LaunchDaemon is loaded" % name,
+            EXO_DAEMON_FIX % ", ".join(daemons_loaded), host=host))
+    return problems

@@ -41,7 +41,7 @@ options:
     description: What to read.
     type: list
     elements: str
-    choices: [mac, macos, disk, filevault, launchd, boot, wired_limit, rdma, updates, user]
+    choices: [mac, macos, disk, filevault, launchd, boot, wired_limit, rdma, updates, user, files]
     default: [mac, macos, disk, filevault, launchd, user]
   volumes:
     description: Paths whose volume C(disk) measures, each given to C(df -k) as is.
@@ -53,6 +53,13 @@ options:
     type: list
     elements: str
     default: [com.openssh.sshd]
+  files:
+    description:
+      - Small text files C(files) reads (the collection's own state, such as the address plan applied last
+        time, or a public key), each at most 1 MiB. A file that is not there is no failure.
+    type: list
+    elements: path
+    default: []
   wired_limit_plist:
     description: The LaunchDaemon that sets C(iogpu.wired_limit_mb) at boot (the gpu_memory role's).
     type: path
@@ -138,12 +145,20 @@ updates:
   returned: when C(updates) is gathered
   type: list
   elements: dict
+files:
+  description:
+    - "C({path: {exists, content, json}}) for each of O(files): C(content) the text (null when the file is
+      not there), C(json) the parsed content of a C(.json) file (null when it is not there or not valid JSON)."
+  type: dict
+  returned: when C(files) is gathered
+  sample: {"/Library/Application Support/macops/thunderbolt-plan.json": {"exists": true, "content": "{}", "json": {}}}
 ansible_facts:
   description: C(user_id) and C(user_dir) when C(user) is gathered; C(macops_mac) and C(macops_node) with O(set_facts).
   returned: when C(user) is gathered or O(set_facts=true)
   type: dict
 """
 
+import json
 import os
 import pwd
 
@@ -163,7 +178,8 @@ from ansible_collections.macops.cluster.plugins.module_utils._system_profiler im
 )
 from ansible_collections.macops.cluster.plugins.module_utils._wired_limit import boot_target_mb
 
-GROUPS = ["mac", "macos", "disk", "filevault", "launchd", "boot", "wired_limit", "rdma", "updates", "user"]
+GROUPS = ["mac", "macos", "disk", "filevault", "launchd", "boot", "wired_limit", "rdma", "updates", "user", "files"]
+MAX_FILE_BYTES = 1 << 20
 DEFAULT_GROUPS = ["mac", "macos", "disk", "filevault", "launchd", "user"]
 # launchctl print's exit status for a service launchd does not know.
 LAUNCHD_NOT_LOADED = 113
@@ -263,6 +279,26 @@ def read_wired_limit(module, reads):
     return {"live_mb": int(live) if rc == 0 and live.isdigit() else None, "target_mb": target, "plist": path}
 
 
+def read_files(module):
+    """The small state files asked for: text, and parsed JSON for a .json file."""
+    files = {}
+    for path in module.params["files"]:
+        entry = {"exists": os.path.isfile(path), "content": None, "json": None}
+        if entry["exists"]:
+            if os.path.getsize(path) > MAX_FILE_BYTES:
+                module.fail_json(msg="%s is larger than %d bytes; files reads only small state files" % (
+                    path, MAX_FILE_BYTES))
+            with open(path, "rb") as handle:
+                entry["content"] = handle.read().decode("utf-8", "replace")
+            if path.endswith(".json"):
+                try:
+                    entry["json"] = json.loads(entry["content"])
+                except ValueError:
+                    entry["json"] = None
+        files[path] = entry
+    return files
+
+
 def read_rdma(module, reads, mac, macos):
     known_mac = mac or module.params["mac"]
     if not known_mac:
@@ -315,6 +351,8 @@ def collect(module):
         node["wired_limit"] = read_wired_limit(module, reads)
     if "rdma" in groups:
         node["rdma"] = read_rdma(module, reads, mac, macos)
+    if "files" in groups:
+        node["files"] = read_files(module)
     if "updates" in groups:
         # "No new software available." goes to stderr with exit status 0.
         node["updates"] = commands.parse(module, _softwareupdate.parse_list, reads.output("updates"))
@@ -338,6 +376,7 @@ def main():
             gather=dict(type="list", elements="str", choices=GROUPS, default=DEFAULT_GROUPS),
             volumes=dict(type="list", elements="str", default=["/"]),
             launchd_labels=dict(type="list", elements="str", default=["com.openssh.sshd"]),
+            files=dict(type="list", elements="path", default=[]),
             wired_limit_plist=dict(type="path", default="/Library/LaunchDaemons/org.macops.gpu-memory.plist"),
             min_macos=dict(type="str", default="26.2"),
             mac=dict(type="dict"),

@@ -139,66 +139,10 @@ problems:
             "message": "en3: no reply from mac2 (198.19.0.2) ...", "fix": "...", "details": {}}]
 """
 
-import threading
-
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.macops.cluster.plugins.module_utils import _module_commands as commands
-from ansible_collections.macops.cluster.plugins.module_utils._networksetup import parse_hardware_ports
-from ansible_collections.macops.cluster.plugins.module_utils._ping import parse_summary
-from ansible_collections.macops.cluster.plugins.module_utils._route import parse_route_get
 from ansible_collections.macops.cluster.plugins.module_utils._tb_link_plan import PlanError, plan_links, select_peers
-from ansible_collections.macops.cluster.plugins.module_utils._tb_link_problems import link_problems
-
-
-def route_get(module, route, destination):
-    """The route's parsed block, or None when there is no route (route exits 1)."""
-    rc, stdout, _stderr = module.run_command([route, "-n", "get", destination])
-    if rc != 0:
-        return None
-    return commands.parse(module, parse_route_get, stdout)
-
-
-def probe_link(module, route, ping, link):
-    """The raw outputs of `route get` and `ping` for one link. Runs in a thread, so it only runs
-    commands: parsing (which may fail the module) happens in the main thread."""
-    route_result = module.run_command([route, "-n", "get", link["peer_ip"]])
-    interval = module.params["interval"]
-    ping_result = module.run_command([ping, "-c", str(module.params["count"])]
-                                     + (["-i", "%g" % interval] if interval is not None else [])
-                                     + ["-t", str(module.params["timeout"]), link["peer_ip"]])
-    return route_result, ping_result
-
-
-def judge_link(module, link, route_result, ping_result):
-    found = commands.parse(module, parse_route_get, route_result[1]) if route_result[0] == 0 else None
-    summary = parse_summary(ping_result[1]) or {"transmitted": 0, "received": 0}
-    route_interface = found["interface"] if found else None
-    return {
-        "interface": link["interface"],
-        "peer_ip": link["peer_ip"],
-        "peer_host": link.get("peer_host"),
-        "route_interface": route_interface,
-        "transmitted": summary["transmitted"],
-        "received": summary["received"],
-        "ok": ping_result[0] == 0 and summary["received"] > 0 and route_interface == link["interface"],
-    }
-
-
-def check_links(module, route, ping, links):
-    """Every link at once: each ping waits about a second per packet, so one after another the
-    check would take a second or more per cable."""
-    probes = [None] * len(links)
-
-    def probe(index):
-        probes[index] = probe_link(module, route, ping, links[index])
-
-    threads = [threading.Thread(target=probe, args=(index,)) for index in range(len(links))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return [judge_link(module, link, *probes[index]) for index, link in enumerate(links)]
+from ansible_collections.macops.cluster.plugins.module_utils._tb_link_probe import check_links
 
 
 def read_plan(module):
@@ -248,18 +192,9 @@ def main():
         if not planned:
             # No cable of this node in the plan: nothing to ping, and no reason to judge its routes.
             module.exit_json(changed=False, links=[], default_route=None, problems=[], **result)
-    route, ping = commands.require_command(module, "route"), commands.require_command(module, "ping")
-    default = route_get(module, route, "default")
-    default_route = {"interface": default["interface"], "gateway": default["gateway"]} if default else None
-    thunderbolt = []
-    if default_route:
-        # The Thunderbolt ports only matter for judging the default route: without one, one
-        # command less on every node.
-        ports = commands.parse(module, parse_hardware_ports, commands.run(module, [commands.require_command(module, "networksetup"), "-listallhardwareports"]))
-        thunderbolt = sorted(port["device"] for port in ports if port["name"].startswith("Thunderbolt"))
-    links = check_links(module, route, ping, wanted)
-    module.exit_json(changed=False, links=links, default_route=default_route,
-                     problems=link_problems(links, default_route, thunderbolt + ["bridge0"]), **result)
+    params = module.params
+    links, default_route, problems = check_links(module, wanted, params["count"], params["timeout"], params["interval"])
+    module.exit_json(changed=False, links=links, default_route=default_route, problems=problems, **result)
 
 
 if __name__ == "__main__":

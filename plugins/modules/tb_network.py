@@ -19,6 +19,8 @@ description:
   - One network service per port, named like its hardware port (C(Thunderbolt 2) for C(en3));
     it is created when missing, enabled, and set to a manual address without a router, so no
     default route ever goes over Thunderbolt. Other services on the same port are disabled.
+  - O(bridge=keep) with more than one service in O(services) is refused before anything changes (a
+    bridge over several cables loops traffic).
   - O(bridge=absent) disables the Thunderbolt Bridge service, deletes C(bridge0) from
     C(/Library/Preferences/SystemConfiguration/preferences.plist) (as exo's C(disable_bridge.sh)
     does; persistent) and destroys the live C(bridge0) (immediate).
@@ -32,7 +34,12 @@ description:
     services back on DHCP, are installed (RV(address_reset_daemons)) and which of those launchd has
     loaded (RV(address_reset_daemons_loaded)); it does not touch them. An installed one explains lost
     addresses; only a loaded one will reset them again (the exo role's guard disables and boots out
-    exo's, leaving the plist in place).
+    exo's, leaving the plist in place). O(launchd_loaded) saves that read where a node read earlier
+    found the job not loaded.
+  - With O(links) and O(verify), then checks every link as M(macops.cluster.tb_link_check) does (route and
+    ping each peer over its own cable, all at once), so the role's one task applies and proves the network.
+  - RV(problems) holds what it found, each a catalogue problem for O(host) (C(docs/problems.md)); with
+    O(require_links) an error among them (a link that does not work) fails the module, after the changes.
 author: macops.cluster team (@macops)
 extends_documentation_fragment:
   - macops.cluster.attributes
@@ -111,6 +118,55 @@ options:
     type: list
     elements: path
     default: []
+  launchd_loaded:
+    description:
+      - "What an earlier read in the same run found, as C({label: loaded}) (the node_facts C(launchd) group).
+        A daemon whose label maps to false is not read again; a missing label or true is (a guard may have
+        stopped it since)."
+    type: dict
+    default: {}
+  links:
+    description: This node's cable ends, the peers O(verify) pings; also returned with their verdict in RV(links).
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      interface:
+        description: The interface the peer must be reached through (C(en3), or C(bridge0) in bridge mode).
+        type: str
+        required: true
+      ip:
+        description: This end's address, only returned.
+        type: str
+      peer_ip:
+        description: The peer's address on this link.
+        type: str
+        required: true
+      peer_host:
+        description: The peer's inventory name, for messages.
+        type: str
+  verify:
+    description: Check every link of O(links) after the changes (never in check mode).
+    type: bool
+    default: true
+  ping_count:
+    description: Echo requests per link.
+    type: int
+    default: 2
+  ping_timeout:
+    description: Seconds before ping gives up on a link (macOS C(ping -t)).
+    type: int
+    default: 3
+  ping_interval:
+    description: Seconds between echo requests (macOS C(ping -i)); ping's own 1 s when omitted.
+    type: float
+  require_links:
+    description: Fail when a link of O(links) does not work (an error in RV(problems)), after the changes.
+    type: bool
+    default: true
+  host:
+    description: This node's inventory name, the C(host) of every problem.
+    type: str
 notes:
   - Needs root (C(become)). The C(-getinfo) and C(-getMTU) output formats are unconfirmed on macOS 26
     (see the parser); an unexpected format fails the task rather than guessing.
@@ -188,6 +244,24 @@ address_reset_daemons:
   type: list
   elements: str
   sample: ["/Library/LaunchDaemons/io.exo.networksetup.plist"]
+links:
+  description:
+    - "O(links) with C(ok) (null when not checked, with O(verify) off or in check mode), C(route_interface),
+      C(transmitted) and C(received)."
+  returned: always
+  type: list
+  elements: dict
+  sample: [{"interface": "en3", "ip": "198.19.0.1", "peer_ip": "198.19.0.2", "peer_host": "mac2", "ok": true}]
+problems:
+  description:
+    - C(tb_bridge_returned), C(tb_address_reset) (only when O(state_file) was there before),
+      C(tb_exo_networksetup_daemon), and the link problems of M(macops.cluster.tb_link_check).
+  returned: always
+  type: list
+  elements: dict
+  sample: [{"code": "tb_link_no_reply", "severity": "error", "host": "mac1", "port": "en3", "peer": "mac2",
+            "message": "en3: no reply from mac2 (198.19.0.2) over en3 (0 of 2 echo requests answered)",
+            "fix": "Check the cable ...", "details": {}}]
 address_reset_daemons_loaded:
   description: The paths of RV(address_reset_daemons) whose job launchd has loaded.
   returned: always
@@ -212,6 +286,8 @@ from ansible_collections.macops.cluster.plugins.module_utils._networksetup impor
     parse_mtu,
     parse_service_order,
 )
+from ansible_collections.macops.cluster.plugins.module_utils._tb_link_probe import check_links
+from ansible_collections.macops.cluster.plugins.module_utils._tb_link_problems import drift_problems
 from ansible_collections.macops.cluster.plugins.module_utils._tb_network import (
     DEFAULT_BRIDGE_DEVICE,
     PlanError,
@@ -277,13 +353,17 @@ def read_text(module, path):
 
 def write_text(module, path, text):
     """Replace the file atomically (a temporary file in the same directory, then a rename)."""
+    directory = os.path.dirname(path) or "."
     try:
-        handle, temporary = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", dir=os.path.dirname(path) or ".")
+        if not os.path.isdir(directory):
+            # The first writer of the collection's state directory on a fresh node (root, 0755).
+            os.makedirs(directory, 0o755)
+        handle, temporary = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", dir=directory)
         with os.fdopen(handle, "w") as stream:
             stream.write(text)
     except (IOError, OSError) as exc:
-        module.fail_json(msg="cannot write the state file %s: %s. The network changes were applied; create the "
-                             "directory (the preflight role prepares macops_state_dir) and run again." % (path, exc))
+        module.fail_json(msg="cannot write the state file %s: %s. The network changes were applied; check "
+                             "that the directory can be made and run again." % (path, exc))
     module.atomic_move(temporary, path)
 
 
@@ -315,12 +395,44 @@ def daemon_label(path):
 
 
 def loaded_daemons(module, installed):
-    """The plists among `installed` whose job launchd has loaded (`launchctl print` exits 0)."""
-    if not installed:
+    """The plists among `installed` whose job launchd has loaded (`launchctl print` exits 0); a
+    job an earlier read found not loaded (O(launchd_loaded)) is not asked again."""
+    known = module.params["launchd_loaded"]
+    ask = [path for path in installed if known.get(daemon_label(path)) is not False]
+    if not ask:
         return []
     launchctl = commands.require_command(module, "launchctl")
-    results = commands.run_parallel(module, [[launchctl, "print", "system/" + daemon_label(path)] for path in installed])
-    return [path for path, result in zip(installed, results) if result[0] == 0]
+    results = commands.run_parallel(module, [[launchctl, "print", "system/" + daemon_label(path)] for path in ask])
+    return [path for path, result in zip(ask, results) if result[0] == 0]
+
+
+def verify_links(module):
+    """O(links) judged (or with ok null when not checked) and their problems."""
+    params = module.params
+    ends = params["links"]
+    if not (params["verify"] and ends) or module.check_mode:
+        return [dict(end, ok=None) for end in ends], []
+    judged, _default_route, problems = check_links(module, ends, params["ping_count"], params["ping_timeout"],
+                                                   params["ping_interval"])
+    return [dict(end, **link) for end, link in zip(ends, judged)], problems
+
+
+def finish(module, result):
+    """Exit with the problems for O(host): warnings shown, an error failing under O(require_links)."""
+    host = module.params["host"]
+    for entry in result["problems"]:
+        entry["host"] = host
+    errors = [entry for entry in result["problems"] if entry["severity"] == "error"]
+    for entry in result["problems"]:
+        if entry["severity"] != "error":
+            module.warn("[%s] %s Fix: %s" % (entry["code"], entry["message"], entry["fix"]))
+    if errors and module.params["require_links"]:
+        # Every finding in the message, errors first: the warnings often explain the errors.
+        ordered = errors + [entry for entry in result["problems"] if entry["severity"] != "error"]
+        module.fail_json(msg=" ".join("[%s] %s%s Fix: %s" % (entry["code"], "" if entry["message"].startswith(host or "-")
+                                                             else (host or "this node") + " ", entry["message"],
+                                                             entry["fix"]) for entry in ordered), **result)
+    module.exit_json(**result)
 
 
 def main():
@@ -342,10 +454,29 @@ def main():
                 mode=dict(type="raw"),
             )),
             address_reset_daemons=dict(type="list", elements="path", default=[]),
+            launchd_loaded=dict(type="dict", default={}),
+            links=dict(type="list", elements="dict", default=[], options=dict(
+                interface=dict(type="str", required=True),
+                ip=dict(type="str"),
+                peer_ip=dict(type="str", required=True),
+                peer_host=dict(type="str"),
+            )),
+            verify=dict(type="bool", default=True),
+            ping_count=dict(type="int", default=2),
+            ping_timeout=dict(type="int", default=3),
+            ping_interval=dict(type="float"),
+            require_links=dict(type="bool", default=True),
+            host=dict(type="str"),
         ),
         supports_check_mode=True,
     )
     wanted = dict((key, module.params[key]) for key in ("services", "mtu", "bridge", "order"))
+    if wanted["bridge"] == "keep" and len(wanted["services"]) > 1:
+        # Refused before anything changes: the input check knows the number of Macs, only the plan
+        # the number of cables.
+        module.fail_json(msg="bridge=keep only works for two Macs joined by one cable: %s has %d cables planned, and a "
+                             "bridge over several cables loops traffic. Set thunderbolt_network_bridge_mode: remove."
+                             % (module.params["host"] or "this node", len(wanted["services"])))
     if wanted["mtu"] is not None and not 1280 <= wanted["mtu"] <= 9000:
         module.fail_json(msg="mtu must be between 1280 and 9000 (networksetup -listValidMTURange), got %d" % wanted["mtu"])
     state_file = module.params["state_file"]
@@ -362,7 +493,7 @@ def main():
         result["before"]["state_file"] = state_view(previous)
         result["after"]["state_file"] = state_file["content"]
     daemons = [path for path in module.params["address_reset_daemons"] if os.path.exists(path)]
-    module.exit_json(
+    applied = dict(
         changed=bool(result["steps"]) or state_changed,
         commands=result["steps"],
         services=result["services"],
@@ -374,6 +505,9 @@ def main():
         address_reset_daemons_loaded=loaded_daemons(module, daemons),
         diff={"before": result["before"], "after": result["after"]},
     )
+    links, link_problems = verify_links(module)
+    problems = drift_problems(module.params["host"], applied, daemons, applied["address_reset_daemons_loaded"])
+    finish(module, dict(applied, links=links, problems=problems + link_problems))
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 SMOKE_CHECK_NAME = "MLX all_sum over Thunderbolt"
 # The roles whose published result carries a `problems` list for the report, in report order.
-PROBLEM_FACTS = ("macops_preflight", "macops_tb_network", "macops_sudoers")
+PROBLEM_FACTS = ("macops_preflight", "macops_tb_network", "macops_sudoers", "macops_mlx")
 
 
 def _plain(value):

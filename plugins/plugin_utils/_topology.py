@@ -15,8 +15,6 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from collections import Counter
-
 from ._mlx_hostfiles import build_hostfiles, link_errors, usable_links
 from ._tb_addressing import DEFAULT_POOL, plan_addresses
 from ._tb_cabling import compare_declared_cabling
@@ -434,43 +432,6 @@ def check_mesh_pairs(hosts, records, links, adjacent, declared_pairs):
     return problems
 
 
-def _version_key(version, build):
-    numbers = []
-    for piece in str(version or "").split("."):
-        numbers.append(int(piece) if piece.isdigit() else 0)
-    return (tuple(numbers), str(build))
-
-
-def check_builds(hosts, records):
-    """exo wants the identical macOS build on every node; name the ones off the majority."""
-    builds = {}
-    versions = {}
-    for host in hosts:
-        mac = records[host]["mac"]
-        if mac.get("macos_build"):
-            builds[host] = str(mac["macos_build"])
-            versions.setdefault(builds[host], mac.get("macos_version"))
-    counts = Counter(builds.values())
-    if len(counts) < 2:
-        return []
-    # Most nodes win; on a tie the newer build does, since nodes can update but not downgrade.
-    target = max(counts, key=lambda build: (counts[build], _version_key(versions[build], build)))
-    problems = []
-    for host in hosts:
-        build = builds.get(host)
-        if build is None or build == target:
-            continue
-        problems.append(make_problem(
-            "macos_build_mismatch", ERROR,
-            "%s runs macOS %s (%s) but %d of %d nodes run macOS %s (%s); RDMA clusters need the "
-            "identical build on every node." % (
-                host, versions[build], build, counts[target], len(builds), versions[target], target),
-            "Update %s to macOS %s build %s (Software Update, or the same beta/RC on every node)."
-            % (host, versions[target], target),
-            host=host))
-    return problems
-
-
 # ---------------------------------------------------------------------------------------------
 # Entry point
 # ---------------------------------------------------------------------------------------------
@@ -514,7 +475,6 @@ def build_topology(nodes, pool=DEFAULT_POOL, declared=None, previous=None, min_l
     problems.extend(check_port_next_to_ethernet(links, records))
     problems.extend(check_duplicates(links, chosen))
     problems.extend(check_mesh_pairs(hosts, records, links, adjacent, declared_pairs))
-    problems.extend(check_builds(hosts, records))
 
     addresses, address_problems = plan_addresses(hosts, records, links, pool, previous)
     problems.extend(address_problems)

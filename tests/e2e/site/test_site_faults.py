@@ -97,7 +97,7 @@ def test_a_tb4_cable_in_the_mesh_gets_no_rdma_hostfile_and_the_report_says_why(s
         named = {(order[i], device) for i, entry in enumerate(ring["hosts"]) for device in entry["rdma"] if device}
         assert not named & {(host, "rdma_" + iface) for host, iface in ends}
     # the people running it see the choice and why at the RDMA step
-    assert "MLX backend: %s" % choice["backend"] in proc.stdout
+    assert "MLX backend: %s" % choice["backend"] in " ".join(proc.stdout.split())
 
 
 def test_exo_daemon_left_loaded_is_named_until_the_guard_disables_it(site, faults):
@@ -106,8 +106,9 @@ def test_exo_daemon_left_loaded_is_named_until_the_guard_disables_it(site, fault
     # right after they are applied, so the links to mac4 fail; the network step names the daemon.
     proc = site("--tags", "thunderbolt_network", "--skip-tags", "exo", check=False)
     assert proc.returncode != 0
-    assert "mac4: exo's io.exo.networksetup LaunchDaemon is loaded FIX: " in proc.stdout
-    assert "launchctl disable system/io.exo.networksetup" in proc.stdout
+    flat = " ".join(proc.stdout.split())
+    assert "[tb_exo_networksetup_daemon] mac4: exo's io.exo.networksetup LaunchDaemon is loaded Fix: " in flat
+    assert "launchctl disable system/io.exo.networksetup" in flat
     # With the guard, which disables and boots it out first (its plist stays): no more warning.
     site("--tags", "thunderbolt_network")
     assert problems_of(report(site), "tb_exo_networksetup_daemon") == []

@@ -88,7 +88,7 @@ def test_the_generated_doc_changes_with_the_registry():
 # --- every code the collection emits is registered -------------------------------------------------
 
 # Functions whose first argument (or `code=`) is a problem code.
-PROBLEM_BUILDERS = {"problem", "make_problem", "registered_problem", "_derived_problem"}
+PROBLEM_BUILDERS = {"problem", "make_problem", "registered_problem", "_derived_problem", "_check"}
 
 
 def python_codes(source):
@@ -181,8 +181,9 @@ def test_the_scan_sees_the_emitters_of_every_area():
                         ("rdma_tool_failed", "plugins/module_utils/_rdma_facts.py"),
                         ("tb_link_no_reply", "plugins/module_utils/_tb_link_problems.py"),
                         ("node_unreachable", "plugins/plugin_utils/_report_model.py"),
-                        ("tb_bridge_returned", "roles/thunderbolt_network/tasks/verify.yml"),
-                        ("remote_login_off", "roles/preflight/tasks/checks.yml"),
+                        ("tb_bridge_returned", "plugins/module_utils/_tb_link_problems.py"),
+                        ("remote_login_off", "plugins/plugin_utils/_preflight_checks.py"),
+                        ("mlx_smoke_failed", "roles/mlx/tasks/apply.yml"),
                         ("reboot_exo_unhealthy", "roles/cluster_reboot/tasks/verify.yml"),
                         ("reboot_command_failed", "roles/cluster_reboot/tasks/summary.yml"),
                         ("rdma_ctl_missing", "roles/rdma/vars/main.yml")]:

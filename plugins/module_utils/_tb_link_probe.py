@@ -1,0 +1,73 @@
+# -*- coding: utf-8 -*-
+# PRIVATE to the collection: the Thunderbolt link check both tb_link_check and tb_network run.
+# Do not use this from other collections. Stdlib only, Python 3.9.
+"""Route and ping every planned peer at once, and judge each link (the commands run through the
+module, in threads; parsing, which may fail the module, happens in the calling thread)."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import threading
+
+from ansible_collections.macops.cluster.plugins.module_utils import _module_commands as commands
+from ansible_collections.macops.cluster.plugins.module_utils._networksetup import parse_hardware_ports
+from ansible_collections.macops.cluster.plugins.module_utils._ping import parse_summary
+from ansible_collections.macops.cluster.plugins.module_utils._route import parse_route_get
+from ansible_collections.macops.cluster.plugins.module_utils._tb_link_problems import link_problems
+
+
+def route_get(module, route, destination):
+    """The route's parsed block, or None when there is no route (route exits 1)."""
+    rc, stdout, _stderr = module.run_command([route, "-n", "get", destination])
+    if rc != 0:
+        return None
+    return commands.parse(module, parse_route_get, stdout)
+
+
+def _probe(module, route, ping, link, count, timeout, interval):
+    route_result = module.run_command([route, "-n", "get", link["peer_ip"]])
+    ping_result = module.run_command([ping, "-c", str(count)] + (["-i", "%g" % interval] if interval is not None else [])
+                                     + ["-t", str(timeout), link["peer_ip"]])
+    return route_result, ping_result
+
+
+def _judge(module, link, route_result, ping_result):
+    found = commands.parse(module, parse_route_get, route_result[1]) if route_result[0] == 0 else None
+    summary = parse_summary(ping_result[1]) or {"transmitted": 0, "received": 0}
+    route_interface = found["interface"] if found else None
+    return {
+        "interface": link["interface"],
+        "peer_ip": link["peer_ip"],
+        "peer_host": link.get("peer_host"),
+        "route_interface": route_interface,
+        "transmitted": summary["transmitted"],
+        "received": summary["received"],
+        "ok": ping_result[0] == 0 and summary["received"] > 0 and route_interface == link["interface"],
+    }
+
+
+def check_links(module, links, count=2, timeout=3, interval=None):
+    """(links judged, default route or None, problems). Every link at once: each ping waits about
+    a second per packet, so one after another the check would take a second or more per cable.
+    The hardware ports are read only when there is a default route to judge."""
+    route, ping = commands.require_command(module, "route"), commands.require_command(module, "ping")
+    default = route_get(module, route, "default")
+    default_route = {"interface": default["interface"], "gateway": default["gateway"]} if default else None
+    thunderbolt = []
+    if default_route:
+        ports = commands.parse(module, parse_hardware_ports, commands.run(
+            module, [commands.require_command(module, "networksetup"), "-listallhardwareports"]))
+        thunderbolt = sorted(port["device"] for port in ports if port["name"].startswith("Thunderbolt"))
+    probes = [None] * len(links)
+
+    def probe(index):
+        probes[index] = _probe(module, route, ping, links[index], count, timeout, interval)
+
+    threads = [threading.Thread(target=probe, args=(index,)) for index in range(len(links))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    judged = [_judge(module, link, *probes[index]) for index, link in enumerate(links)]
+    return judged, default_route, link_problems(judged, default_route, thunderbolt + ["bridge0"])

@@ -1,0 +1,121 @@
+# -*- coding: utf-8 -*-
+# Copyright: macops.cluster contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What preflight decides about a node from its one node read (macops_mac, macops_node): each
+check with its verdict, and a catalogue problem for each that failed. Also the one place that
+decides whether a node's macOS build is off the cluster's (exo and RDMA need the identical build):
+the topology plan does not judge builds, so a node that fails here leaves before it is planned."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from collections import Counter
+
+from ansible_collections.macops.cluster.plugins.module_utils._problems import ERROR, WARNING, problem
+
+GIB = 1073741824
+
+
+def version_key(version):
+    """'26.2' -> (26, 2): numeric parts compare as numbers, anything else as 0."""
+    return tuple(int(piece) if piece.isdigit() else 0 for piece in str(version or "").split("."))
+
+
+def cluster_build(macs):
+    """(build, version, hosts on it) most nodes run; on a tie the newest, so that the older nodes are
+    the ones told to update (nodes can update, not downgrade). None when no node has a build."""
+    builds = dict((host, str(mac["macos_build"])) for host, mac in macs.items() if mac and mac.get("macos_build"))
+    if not builds:
+        return None
+    versions = {}
+    for host, build in builds.items():
+        versions.setdefault(build, macs[host].get("macos_version"))
+    counts = Counter(builds.values())
+    target = max(counts, key=lambda build: (counts[build], version_key(versions[build]), build))
+    return target, versions[target], sorted(host for host, build in builds.items() if build == target)
+
+
+def _number(value):
+    """16.0 -> 16, 20.5 -> 20.5: limits print as the user wrote them."""
+    value = float(value)
+    return int(value) if value.is_integer() else value
+
+
+def _check(code, severity, name, ok, detail, message, fix, host):
+    check = {"name": name, "ok": bool(ok), "detail": detail, "code": code}
+    return check, (None if ok else problem(code, message, fix, host=host, severity=severity))
+
+
+def node_checks(host, mac, node, macs, min_macos="26.2", require_same_build=True, min_memory_gb=16,
+                min_free_disk_gb=20, filevault_allowed=True):
+    """{'checks': [{name, ok, detail, code}], 'problems': [...]} for one node.
+
+    ``macs`` maps every node of the play to its macops_mac (for the build check)."""
+    version, build = mac.get("macos_version") or "", mac.get("macos_build") or ""
+    min_memory_gb, min_free_disk_gb = _number(min_memory_gb), _number(min_free_disk_gb)
+    results = []
+
+    results.append(_check(
+        "macos_too_old", ERROR,
+        "macos_version", version_key(version) >= version_key(min_macos),
+        "macOS %s (%s), at least %s needed" % (version, build, min_macos),
+        "%s runs macOS %s; the cluster needs %s or later." % (host, version, min_macos),
+        "Update %s in System Settings > General > Software Update (an update needs the Mac owner's password "
+        "and cannot be done over SSH), then run again." % host, host))
+
+    majority = cluster_build(macs)
+    if majority is not None:
+        target, target_version, on_target = majority
+        others = ", ".join(on_target)
+        results.append(_check(
+            "macos_build_mismatch", ERROR if require_same_build else WARNING,
+            "macos_build", build == target,
+            "build %s; most nodes run %s (%s)" % (build, target, others),
+            "%s runs macOS build %s, the other nodes %s (%s); exo and RDMA need the identical build on every node."
+            % (host, build, target, others),
+            "Bring %s to build %s (macOS %s: same version, same beta or Rapid Security Response) in System Settings "
+            "> General > Software Update, or update all nodes to one newer build." % (host, target, target_version),
+            host))
+
+    memory_gb = round(int(mac.get("memory_bytes") or 0) / GIB, 1)
+    results.append(_check(
+        "memory_too_small", ERROR,
+        "memory", memory_gb >= float(min_memory_gb),
+        "%s GiB unified memory, at least %s GiB needed" % (memory_gb, min_memory_gb),
+        "%s has %s GiB of memory; the cluster needs at least %s GiB per node." % (host, memory_gb, min_memory_gb),
+        "Take %s out of the macs group, or lower preflight_min_memory_gb if you accept that MLX may freeze it."
+        % host, host))
+
+    free_gb = node["volumes"]["/"]["free_gb"]
+    results.append(_check(
+        "disk_space_low", ERROR,
+        "free_disk", float(free_gb) >= float(min_free_disk_gb),
+        "%s GiB free on /, at least %s GiB needed" % (free_gb, min_free_disk_gb),
+        "%s has %s GiB free on its boot volume; the cluster needs %s GiB." % (host, free_gb, min_free_disk_gb),
+        "Free space on %s (old models in ~/.exo/models or ~/.cache/huggingface, local Time Machine snapshots: "
+        "`tmutil listlocalsnapshots /`), then run again." % host, host))
+
+    filevault = node["filevault"]
+    pending = filevault.get("state", "on") == "pending"
+    results.append(_check(
+        "filevault_on", WARNING if filevault_allowed else ERROR,
+        "filevault", not filevault["on"], filevault["status"],
+        ("FileVault is about to be turned on on %s (%s): its next restart waits" % (host, filevault["status"])
+         if pending else "FileVault is on on %s: after a plain reboot it waits" % host)
+        + " at the pre-boot unlock screen and does not come back on the network.",
+        ("Restart %s once with someone at the Mac to unlock it (fdesetup authrestart cannot skip it while "
+         "FileVault is not on yet). Then: " % host if pending else "")
+        + "Reboot %s only with `sudo fdesetup authrestart` (the collection's reboot playbook does), or turn "
+          "FileVault off in System Settings > Privacy & Security > FileVault." % host, host))
+
+    sshd = bool(node["launchd"].get("com.openssh.sshd"))
+    results.append(_check(
+        "remote_login_off", ERROR,
+        "remote_login", sshd, "launchd job com.openssh.sshd %s" % ("loaded" if sshd else "not loaded"),
+        "Remote Login (SSH) is off on %s; this run may be its last connection." % host,
+        "Turn on System Settings > General > Sharing > Remote Login on %s, or run "
+        "`sudo systemsetup -setremotelogin on` there." % host, host))
+
+    return {"checks": [check for check, found in results],
+            "problems": [found for check, found in results if found is not None]}
