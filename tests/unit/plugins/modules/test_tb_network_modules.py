@@ -319,3 +319,68 @@ def test_plan_file_needs_host_and_excludes_links(monkeypatch, capsys, tmp_path):
     result, _calls = run_module(monkeypatch, capsys, tb_link_check.main,
                                 {"plan_file": "/x", "host": "mac1", "links": [LINK]}, FakeMac([]))
     assert result["failed"] is True and "mutually exclusive" in result["msg"]
+
+
+# tb_network's own verification: one module run applies the plan and pings every peer.
+
+def verifying_mac(ping=("ping/macos_two_replies.txt", 0)):
+    mac = link_mac(ping=ping)
+    mac.outputs.update({tuple(ORDER): ok("networksetup/listnetworkserviceorder_fresh_studio.txt")})
+    return mac
+
+
+def verify_args(**extra):
+    return dict({"services": [], "bridge": "keep", "order": False, "links": [dict(LINK, ip="198.19.0.1")],
+                 "host": "mac1"}, **extra)
+
+
+def test_apply_then_ping_every_peer_in_one_run(monkeypatch, capsys):
+    result, calls = run_module(monkeypatch, capsys, tb_network.main, verify_args(), verifying_mac())
+    assert result.get("failed") is not True and result["problems"] == []
+    (link,) = result["links"]
+    assert link["ok"] is True and link["ip"] == "198.19.0.1" and link["route_interface"] == "en3"
+    assert [PING, "-c", "2", "-t", "3", "198.19.0.2"] in calls
+
+
+def test_a_silent_peer_fails_the_node_naming_port_peer_and_host(monkeypatch, capsys):
+    result, _calls = run_module(monkeypatch, capsys, tb_network.main, verify_args(),
+                                verifying_mac(ping=("ping/macos_no_reply.txt", 2)))
+    assert result["failed"] is True
+    (problem,) = result["problems"]
+    assert (problem["code"], problem["host"], problem["port"], problem["peer"]) == ("tb_link_no_reply", "mac1", "en3", "mac2")
+    assert result["msg"].startswith("[tb_link_no_reply] mac1 en3: no reply from mac2")
+    # without require_links the same finding is only reported
+    result, _calls = run_module(monkeypatch, capsys, tb_network.main, verify_args(require_links=False),
+                                verifying_mac(ping=("ping/macos_no_reply.txt", 2)))
+    assert result.get("failed") is not True and [p["code"] for p in result["problems"]] == ["tb_link_no_reply"]
+
+
+def test_check_mode_and_verify_off_ping_nothing(monkeypatch, capsys):
+    for extra in ({"_ansible_check_mode": True}, {"verify": False}):
+        result, calls = run_module(monkeypatch, capsys, tb_network.main, verify_args(**extra), verifying_mac())
+        assert [link["ok"] for link in result["links"]] == [None]
+        assert not [call for call in calls if call[0] in (PING, ROUTE)]
+
+
+def test_a_daemon_an_earlier_read_found_not_loaded_is_not_asked_again(monkeypatch, capsys, tmp_path):
+    plist = tmp_path / "io.exo.networksetup.plist"
+    plist.write_bytes(plistlib.dumps({"Label": "io.exo.networksetup"}))
+    args = {"services": [], "bridge": "keep", "order": False, "address_reset_daemons": [str(plist)], "host": "mac4"}
+    result, calls = run_module(monkeypatch, capsys, tb_network.main,
+                               dict(args, launchd_loaded={"io.exo.networksetup": False}), network_untouched())
+    assert result["address_reset_daemons_loaded"] == [] and not [c for c in calls if "launchctl" in c[0]]
+    mac = network_untouched()
+    mac.outputs[("/bin/launchctl", "print", "system/io.exo.networksetup")] = (0, "system/io.exo.networksetup = {\n", "")
+    result, calls = run_module(monkeypatch, capsys, tb_network.main,
+                               dict(args, launchd_loaded={"io.exo.networksetup": True}), mac)
+    assert result["address_reset_daemons_loaded"] == [str(plist)]
+    (problem,) = result["problems"]
+    assert problem["code"] == "tb_exo_networksetup_daemon" and problem["host"] == "mac4"
+    assert str(plist) in problem["fix"]
+
+
+def test_keep_with_two_cables_is_refused_before_anything_is_read(monkeypatch, capsys):
+    services = [EN3, {"device": "en4", "address": "198.19.0.5"}]
+    result, calls = run_module(monkeypatch, capsys, tb_network.main,
+                               {"services": services, "bridge": "keep", "host": "mac1"}, FakeMac([]))
+    assert result["failed"] is True and "mac1 has 2 cables planned" in result["msg"] and calls == []
