@@ -161,11 +161,6 @@ REGISTRY = {
         "Rank 0 of a JACCL hostfile has no management address, and JACCL uses it as the coordinator.",
         "Give the host an IPv4 ansible_host (its control_ip)."),
     # MLX: the mlx role's published result (roles/mlx/tasks/apply.yml).
-    "mlx_version_mismatch": _code(
-        ERROR, "mlx",
-        "The node runs other MLX or mlx-lm versions than most nodes; mismatched versions fail in confusing ways.",
-        "Pin macops_mlx_package_spec and macops_mlx_lm_package_spec once for the whole macs group (not per "
-        "host) and run again."),
     "mlx_smoke_failed": _code(
         ERROR, "mlx",
         "The node's rank of the MLX all_sum smoke test over the Thunderbolt ring gave no right result.",

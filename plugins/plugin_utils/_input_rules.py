@@ -144,6 +144,14 @@ def macops(params, context):
         if params.has(name) and not EXACT_PIN.match(params[name]):
             found.append(_bad(context, name, params[name], "it must pin one version with == so every node runs the same",
                               "Set %s to an exact pin such as %s." % (name, example)))
+        elif params.has(name):
+            # Mismatched MLX versions fail in confusing ways: one pin for the whole group.
+            others = dict((host, value) for host, value in context.values_on(name).items()
+                          if value is not None and value != params[name])
+            if others:
+                found.append(_bad(context, name, params[name], "every node must run the same version, and %s differ"
+                                  % ", ".join("%s has %s" % (host, others[host]) for host in sorted(others)),
+                                  "Set %s once, in group_vars for the macs group (not per host)." % name))
     found += _absolute(params, context, "macops_venv_path")
     found += _absolute(params, context, "macops_state_dir")
     return found

@@ -191,7 +191,7 @@ def test_a_broad_rule_fails_verify_naming_it_unless_accepted_and_then_the_report
         broad = run_playbook(CONVERGE, *(WITHOUT_FIREWALL + ("--tags", "sudoers", "--limit", "mac1")))
         assert broad.returncode != 0
         flat = " ".join(broad.stdout.split())
-        assert "Stop on an unsafe or inactive rule" in flat
+        assert "sudoers: [sudo_rule_unsafe]" in flat
         assert "sudo rule '(root) NOPASSWD: /bin/launchctl' lets admin run code as root without a password" in flat
         assert "`sudo /bin/launchctl bootstrap system /tmp/x.plist`" in flat
     finally:

@@ -76,6 +76,16 @@ def test_one_mtu_on_every_mac_within_macos_range():
         "thunderbolt_network_mtu"]
 
 
+def test_one_mlx_pin_for_the_whole_group():
+    pins = {"macops_mlx_package_spec": "mlx==0.32.4", "macops_mlx_lm_package_spec": "mlx-lm==0.32.2"}
+    same = lambda name: dict((host, pins[name]) for host in MACS)  # noqa: E731
+    assert run(rules.macops, pins, values_on=same) == []
+    odd = lambda name: dict(same(name), mac3="mlx-lm==0.31.0") if name == "macops_mlx_lm_package_spec" else same(name)  # noqa: E731
+    found = run(rules.macops, pins, values_on=odd)
+    assert variables(found) == ["macops_mlx_lm_package_spec"] and "mac3 has mlx-lm==0.31.0" in found[0][2]
+    assert "group_vars" in rules.macops(Params(pins), Context("mac1", MACS, MANAGEMENT, values_on=odd))[0]["fix"]
+
+
 def test_bridge_keep_only_for_two_macs_without_rdma():
     assert run(rules.thunderbolt_network, {"thunderbolt_network_bridge_mode": "keep", "macops_rdma_required": False},
                macs=["mac1", "mac2"]) == []
