@@ -12,7 +12,8 @@ import tempfile
 from access_helpers import CONVERGE, WITHOUT_FIREWALL, changed_tasks, converge, recap, run_playbook
 from labtools import HOSTS, ROOT, log_lines, read_json, ssh, sudo, wait_until
 
-TEMPLATE_TASK = "macops.cluster.sudoers : Install or remove the NOPASSWD rules, checked by visudo first"
+TEMPLATE_TASK = ("macops.cluster.sudoers : Install or remove the NOPASSWD rules, checked by visudo, and check they give no "
+                 "shell or arbitrary code")
 PASSWORD_ASKED = "a password is required"
 # A Thunderbolt port of mac1 (a 6-port Mac Studio: en2..en7) and a /30 of the lab's pool that no
 # plan uses; the management Ethernet is en0.

@@ -103,11 +103,11 @@ def test_a_tb4_cable_in_the_mesh_gets_no_rdma_hostfile_and_the_report_says_why(s
 
 def test_exo_daemon_left_loaded_is_named_until_the_guard_disables_it(site, faults):
     maclab("fault", "ip-reset", "mac4")  # installs and starts exo's io.exo.networksetup daemon
-    # Without exo's guard (tag exo skipped) the daemon stays loaded and resets mac4's addresses again
-    # right after they are applied, so the links to mac4 fail; the network step names the daemon.
+    # Without exo's guard (tag exo skipped) the daemon stays loaded and will reset mac4's addresses
+    # again; the network step names it, with the fix (a warning: whether the links already failed
+    # when they were pinged, right after they were applied, is a race with the daemon).
     proc = site("--tags", "thunderbolt_network", "--skip-tags", "exo", check=False)
-    assert proc.returncode != 0
-    flat = " ".join(proc.stdout.split())
+    flat = " ".join((proc.stdout + proc.stderr).split())
     assert "[tb_exo_networksetup_daemon] mac4: exo's io.exo.networksetup LaunchDaemon is loaded Fix: " in flat
     assert "launchctl disable system/io.exo.networksetup" in flat
     # With the guard, which disables and boots it out first (its plist stays): no more warning.
