@@ -21,10 +21,14 @@ DEVINFO_TAIL = ["-v"]
 
 
 def argvs(module):
-    """[rdma_ctl status, ibv_devices]; None for a tool that is not installed."""
+    """[rdma_ctl status, ibv_devices, ibv_devinfo -v]; None for a tool that is not installed. All
+    three start together: ibv_devinfo's answer is only used when ibv_devices lists devices, but
+    waiting for that would cost a second round of commands on every node."""
     rdma_ctl = commands.find_command(module, "rdma_ctl")
     ibv_devices = commands.find_command(module, "ibv_devices")
-    return [[rdma_ctl, "status"] if rdma_ctl else None, [ibv_devices] if ibv_devices else None]
+    ibv_devinfo = commands.find_command(module, "ibv_devinfo")
+    return [[rdma_ctl, "status"] if rdma_ctl else None, [ibv_devices] if ibv_devices else None,
+            [ibv_devinfo] + DEVINFO_TAIL if ibv_devinfo else None]
 
 
 def rdma_ctl_status(result):
@@ -57,14 +61,19 @@ def ibv_result(name, argv_tail, result, parser, tool_problems):
 
 def readiness(module, results, macos_version, macos_build, min_macos, thunderbolt_ports):
     """The rdma_status result (enabled, macos_version, macos_build, ports, ready, problems) from
-    the results of :func:`argvs`; runs ``ibv_devinfo -v`` only when ``ibv_devices`` found devices.
+    the results of :func:`argvs`; ``ibv_devinfo -v``'s only when ``ibv_devices`` found devices (a
+    caller without its result, two entries, has it run then).
     ``thunderbolt_ports``: ``_mac_facts.thunderbolt_ports`` entries (with ``device_name``)."""
     tool_problems = []
     devices = ibv_result("ibv_devices", [], results[1], _ibv_devices.parse, tool_problems)
     devinfo = []
     if devices:
-        path = commands.find_command(module, "ibv_devinfo")
-        devinfo = ibv_result("ibv_devinfo", DEVINFO_TAIL, path and module.run_command([path] + DEVINFO_TAIL),
+        if len(results) > 2:
+            answer = results[2]
+        else:
+            path = commands.find_command(module, "ibv_devinfo")
+            answer = path and module.run_command([path] + DEVINFO_TAIL)
+        devinfo = ibv_result("ibv_devinfo", DEVINFO_TAIL, answer,
                              lambda text: _ibv_devinfo.parse(text, _ibv_devinfo.VERBOSE_COMMAND), tool_problems)
     assessed = _rdma_readiness.assess(rdma_ctl_status(results[0]), macos_version, min_macos, devices, devinfo,
                                       thunderbolt_ports)

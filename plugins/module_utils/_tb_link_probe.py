@@ -17,19 +17,22 @@ from ansible_collections.macops.cluster.plugins.module_utils._route import parse
 from ansible_collections.macops.cluster.plugins.module_utils._tb_link_problems import link_problems
 
 
-def route_get(module, route, destination):
-    """The route's parsed block, or None when there is no route (route exits 1)."""
-    rc, stdout, _stderr = module.run_command([route, "-n", "get", destination])
-    if rc != 0:
-        return None
-    return commands.parse(module, parse_route_get, stdout)
-
-
 def _probe(module, route, ping, link, count, timeout, interval):
-    route_result = module.run_command([route, "-n", "get", link["peer_ip"]])
-    ping_result = module.run_command([ping, "-c", str(count)] + (["-i", "%g" % interval] if interval is not None else [])
-                                     + ["-t", str(timeout), link["peer_ip"]])
-    return route_result, ping_result
+    """route and ping of one link, both at once (neither changes what the other sees)."""
+    answers = {}
+
+    def run(key, argv):
+        answers[key] = module.run_command(argv)
+
+    threads = [threading.Thread(target=run, args=("route", [route, "-n", "get", link["peer_ip"]])),
+               threading.Thread(target=run, args=("ping", [ping, "-c", str(count)]
+                                                  + (["-i", "%g" % interval] if interval is not None else [])
+                                                  + ["-t", str(timeout), link["peer_ip"]]))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return answers["route"], answers["ping"]
 
 
 def _judge(module, link, route_result, ping_result):
@@ -47,27 +50,32 @@ def _judge(module, link, route_result, ping_result):
     }
 
 
-def check_links(module, links, count=2, timeout=3, interval=None):
-    """(links judged, default route or None, problems). Every link at once: each ping waits about
-    a second per packet, so one after another the check would take a second or more per cable.
-    The hardware ports are read only when there is a default route to judge."""
+def check_links(module, links, count=2, timeout=3, interval=None, hardware_ports=None):
+    """(links judged, default route or None, problems). The default route and every link at once:
+    each ping waits about a second per packet, so one after another the check would take a second
+    or more per cable. The hardware ports (for judging a default route over Thunderbolt) are the
+    caller's when it read them already, else read only when there is a default route."""
     route, ping = commands.require_command(module, "route"), commands.require_command(module, "ping")
-    default = route_get(module, route, "default")
-    default_route = {"interface": default["interface"], "gateway": default["gateway"]} if default else None
-    thunderbolt = []
-    if default_route:
-        ports = commands.parse(module, parse_hardware_ports, commands.run(
-            module, [commands.require_command(module, "networksetup"), "-listallhardwareports"]))
-        thunderbolt = sorted(port["device"] for port in ports if port["name"].startswith("Thunderbolt"))
     probes = [None] * len(links)
+    default_answer = []
 
     def probe(index):
         probes[index] = _probe(module, route, ping, links[index], count, timeout, interval)
 
     threads = [threading.Thread(target=probe, args=(index,)) for index in range(len(links))]
+    threads.append(threading.Thread(target=lambda: default_answer.append(
+        module.run_command([route, "-n", "get", "default"]))))
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
+    rc, stdout, _stderr = default_answer[0]
+    default = commands.parse(module, parse_route_get, stdout) if rc == 0 else None
+    default_route = {"interface": default["interface"], "gateway": default["gateway"]} if default else None
+    thunderbolt = []
+    if default_route:
+        ports = hardware_ports if hardware_ports is not None else commands.parse(module, parse_hardware_ports, commands.run(
+            module, [commands.require_command(module, "networksetup"), "-listallhardwareports"]))
+        thunderbolt = sorted(port["device"] for port in ports if port["name"].startswith("Thunderbolt"))
     judged = [_judge(module, link, *probes[index]) for index, link in enumerate(links)]
     return judged, default_route, link_problems(judged, default_route, thunderbolt + ["bridge0"])

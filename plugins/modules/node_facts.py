@@ -227,9 +227,10 @@ def plan_reads(module, groups):
     if "wired_limit" in groups:
         reads.add("wired", [need(module, "sysctl"), "-n", "iogpu.wired_limit_mb"])
     if "rdma" in groups:
-        rdma_ctl, ibv_devices = _rdma_facts.argvs(module)
+        rdma_ctl, ibv_devices, ibv_devinfo = _rdma_facts.argvs(module)
         reads.add("rdma_ctl", rdma_ctl)
         reads.add("ibv_devices", ibv_devices)
+        reads.add("ibv_devinfo", ibv_devinfo)
     if "updates" in groups:
         reads.add("updates", [need(module, "softwareupdate"), "--list"])
     return reads
@@ -307,7 +308,7 @@ def read_rdma(module, reads, mac, macos):
     build = (macos or {}).get("build") or known_mac.get("macos_build")
     if not version:
         module.fail_json(msg="rdma needs the macOS version: gather macos too, or pass a mac that has macos_version")
-    results = [reads.results["rdma_ctl"], reads.results["ibv_devices"]]
+    results = [reads.results["rdma_ctl"], reads.results["ibv_devices"], reads.results["ibv_devinfo"]]
     return _rdma_facts.readiness(module, results, version, build, module.params["min_macos"],
                                  known_mac.get("thunderbolt_ports") or [])
 

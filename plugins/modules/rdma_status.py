@@ -227,7 +227,7 @@ def collect(module):
     system_profiler = commands.require_command(module, "system_profiler")
     networksetup = commands.require_command(module, "networksetup")
 
-    # The reads are independent (ibv_devinfo aside, which only runs when devices exist): at once.
+    # The reads are independent: at once (ibv_devinfo too; its answer counts only when devices exist).
     data_types = [HARDWARE, SOFTWARE, THUNDERBOLT] if module.params["mac_facts"] else [THUNDERBOLT]
     required = [[sw_vers], [system_profiler, "-json"] + data_types, [networksetup, "-listallhardwareports"]]
     results = commands.run_parallel(module, required + _rdma_facts.argvs(module))

@@ -406,14 +406,14 @@ def loaded_daemons(module, installed):
     return [path for path, result in zip(ask, results) if result[0] == 0]
 
 
-def verify_links(module):
+def verify_links(module, hardware_ports):
     """O(links) judged (or with ok null when not checked) and their problems."""
     params = module.params
     ends = params["links"]
     if not (params["verify"] and ends) or module.check_mode:
         return [dict(end, ok=None) for end in ends], []
     judged, _default_route, problems = check_links(module, ends, params["ping_count"], params["ping_timeout"],
-                                                   params["ping_interval"])
+                                                   params["ping_interval"], hardware_ports)
     return [dict(end, **link) for end, link in zip(ends, judged)], problems
 
 
@@ -482,7 +482,8 @@ def main():
     state_file = module.params["state_file"]
     previous = read_text(module, state_file["path"]) if state_file else None
     try:
-        result = plan(*read_state(module, wanted), wanted=wanted)
+        state = read_state(module, wanted)
+        result = plan(*state, wanted=wanted)
     except PlanError as exc:
         module.fail_json(msg=str(exc))
     if result["steps"] and not module.check_mode:
@@ -505,7 +506,7 @@ def main():
         address_reset_daemons_loaded=loaded_daemons(module, daemons),
         diff={"before": result["before"], "after": result["after"]},
     )
-    links, link_problems = verify_links(module)
+    links, link_problems = verify_links(module, state[0])
     problems = drift_problems(module.params["host"], applied, daemons, applied["address_reset_daemons_loaded"])
     finish(module, dict(applied, links=links, problems=problems + link_problems))
 
