@@ -12,7 +12,8 @@ __metaclass__ = type
 from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.macops.cluster.plugins.module_utils._problems import ERROR, WARNING, is_problem
+from ansible_collections.macops.cluster.plugins.module_utils._problems import is_problem
+from ansible_collections.macops.cluster.plugins.plugin_utils._judge import judge
 
 ARGUMENT_SPEC = dict(
     result=dict(type="dict", required=True),
@@ -24,25 +25,6 @@ ARGUMENT_SPEC = dict(
 )
 # The result keys Ansible gives a meaning of its own: a published result must not set them.
 RESERVED = ("failed", "changed", "skipped", "msg", "warnings", "ansible_facts", "invocation")
-
-
-def failing(problems, fail_on):
-    """The problems that fail the host under ``fail_on``."""
-    if fail_on == "never":
-        return []
-    severities = (ERROR,) if fail_on == "error" else (ERROR, WARNING)
-    return [problem for problem in problems if problem["severity"] in severities]
-
-
-def line(problem):
-    """[code] host port peer: message Fix: fix; the host only where the message does not start with it."""
-    host = problem.get("host")
-    if host and problem["message"].startswith(host):
-        host = None
-    where = " ".join(part for part in (host, problem.get("port") and "port " + problem["port"],
-                                       problem.get("peer") and "peer " + problem["peer"]) if part)
-    return "[%s]%s %s Fix: %s" % (problem["code"], " " + where + ":" if where else "", problem["message"],
-                                  problem["fix"])
 
 
 class ActionModule(ActionBase):
@@ -68,13 +50,4 @@ class ActionModule(ActionBase):
                                     "(plugins/module_utils/_problems.py, docs/problems.md): %r" % strays[:3])
         result.update(published)
         result["changed"] = False
-        stopping = failing(problems, args["fail_on"])
-        shown = [problem for problem in problems if problem["severity"] == WARNING and problem not in stopping]
-        warnings = list(args["warn"]) + [line(problem) for problem in shown]
-        if warnings:
-            result["warnings"] = warnings
-        if stopping or args["fail"]:
-            result["failed"] = True
-            result["msg"] = "%s%s" % (args["what"] + ": " if args["what"] else "",
-                                      args["msg"] or " ".join(line(problem) for problem in stopping))
-        return result
+        return judge(result, problems, args["fail_on"], args["what"], args["msg"], args["warn"], args["fail"])

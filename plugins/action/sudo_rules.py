@@ -11,9 +11,8 @@ __metaclass__ = type
 from ansible.module_utils.common.text.converters import to_text
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.macops.cluster.plugins.action.check_result import failing, line
-from ansible_collections.macops.cluster.plugins.module_utils._problems import WARNING
 from ansible_collections.macops.cluster.plugins.module_utils._sudo_rules import audit
+from ansible_collections.macops.cluster.plugins.plugin_utils._judge import judge
 
 ARGUMENT_SPEC = dict(
     sudoers=dict(type="dict"),
@@ -56,10 +55,4 @@ class ActionModule(ActionBase):
                          stderr=to_text(answer.get("stderr", "")), expected=args["expected"],
                          accepted=args["accepted"], host=task_vars.get("inventory_hostname"))
         result["problems"] = problems
-        stopping = failing(problems, args["fail_on"])
-        warnings = [line(problem) for problem in problems if problem["severity"] == WARNING and problem not in stopping]
-        if warnings:
-            result["warnings"] = warnings
-        if stopping:
-            result.update(failed=True, msg="sudoers: " + " ".join(line(problem) for problem in stopping))
-        return result
+        return judge(result, problems, args["fail_on"], what="sudoers")

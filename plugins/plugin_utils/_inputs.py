@@ -41,7 +41,7 @@ from ansible_collections.macops.cluster.plugins.plugin_utils import _input_rules
 # spec lists, and no typo either.
 PUBLISHED_FACTS = frozenset((
     "macops_preflight", "macops_topology", "macops_report", "macops_tb_network", "macops_rdma",
-    "macops_mlx_backend", "macops_mlx_hostfile", "macops_python_env", "macops_mlx", "macops_gpu",
+    "macops_mlx_backend", "macops_python_env", "macops_mlx", "macops_gpu",
     "macops_exo", "macops_reboot",
 ))
 
