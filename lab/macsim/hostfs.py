@@ -16,6 +16,9 @@ DEBIAN_ONLY = (
     "lsb_release", "systemctl", "journalctl", "hostnamectl", "loginctl", "service", "invoke-rc.d",
     "update-rc.d", "poweroff", "ip", "tc", "bridge", "ss", "ifup", "ifdown",
 )
+# Tools a Mac has only from Homebrew: hidden in the hosts' /usr/bin and /usr/sbin, and offered to
+# `brew install` as a copy of this machine's binary (lab.json `tools`).
+BREW_TOOLS = ("uv", "iperf3")
 SHIM_ENTRY = layout.HOST_WORLD_DIR + "/code/bin/macsim-shim"
 DARWIN_SITE = layout.HOST_WORLD_DIR + "/code/darwin_site"
 
@@ -104,7 +107,12 @@ def install_code(paths):
     shutil.copytree(src, dest, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     shutil.copytree(os.path.join(src, "darwin_site"), os.path.join(paths.code, "darwin_site"),
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    from .shims import registry
     python = tools_python()
+    registry.write_index(os.path.join(dest, "shims"))
+    # Bytecode now, as root: hosts run the shim as their users, who cannot write __pycache__ here,
+    # so without it every macOS command would compile the lab's code again before it runs.
+    subprocess.run([python, "-m", "compileall", "-q", paths.code], check=True, stdout=subprocess.DEVNULL)
     # Hosts reach the code at /var/db/maclab-world/code; launchd starts before that bind exists.
     _write(os.path.join(paths.code, "bin", "macsim-shim"),
            "#!%s -sE\n# Multi-call macOS command shim: argv[0] picks the command.\nimport sys\n"
@@ -130,7 +138,7 @@ def build_macroot(paths):
         for other in ("usr/bin", "usr/sbin"):
             if other != sub and os.path.lexists(os.path.join("/", other, name)):
                 _whiteout(os.path.join(paths.macroot, other, name))
-    for name in DEBIAN_ONLY:
+    for name in DEBIAN_ONLY + BREW_TOOLS:
         for sub in ("usr/bin", "usr/sbin"):
             if os.path.lexists(os.path.join("/", sub, name)) and name not in commands:
                 _whiteout(os.path.join(paths.macroot, sub, name))
@@ -288,16 +296,19 @@ def write_pf_files(fs):
 
 def lab_tools(paths):
     """lab.json `tools`: controller binaries `brew install` links, copied under the lab root
-    (hosts see /root only as a tmpfs). A working uv cannot come from an offline package source,
-    so only a uv already on this machine is offered; without one `brew install uv` fails."""
+    (hosts see /root only as a tmpfs, and /usr/bin without them). A working uv or iperf3 cannot
+    come from an offline package source, so only one already on this machine is offered; without
+    it `brew install` of that formula fails and says why."""
     tools = {}
-    found = shutil.which("uv")
-    if found:
-        dest = os.path.join(paths.root, "tools", "uv")
+    for name in BREW_TOOLS:
+        found = shutil.which(name)
+        if not found:
+            continue
+        dest = os.path.join(paths.root, "tools", name)
         os.makedirs(os.path.dirname(dest), exist_ok=True)
         shutil.copy(os.path.realpath(found), dest)
         os.chmod(dest, 0o755)
-        tools["uv"] = layout.HOST_WORLD_DIR + "/tools/uv"
+        tools[name] = layout.HOST_WORLD_DIR + "/tools/" + name
     return tools
 
 

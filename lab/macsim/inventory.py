@@ -1,8 +1,9 @@
 """The generated Ansible inventory `inventories/lab/` and the controller's ssh files."""
 import os
+import re
 import secrets
 
-from . import layout
+from . import layout, topology
 
 INVENTORY_DIR = os.path.join(layout.REPO_ROOT, "inventories", "lab")
 MLX_PACKAGE_SPEC = "mlx[cpu]==0.32.4"
@@ -86,10 +87,26 @@ ansible_python_interpreter: /usr/bin/python3
 # option for an exo installed by other means.
 exo_install: false
 exo_program: ["/usr/bin/python3", "%(world)s/code/macsim/exo_standin.py", "--nodes", "%(nodes)s"]
+# The lab's cables are veth pairs shaped with tc tbf: what a cable should carry is its shaped rate
+# (maclab up --link-rate; a degraded cable is a TB4 one), not a Mac's.
+benchmark_baselines:
+  links:
+    tb5: {gbps: %(tb5_gbps)s, source: "the lab's tc tbf rate of a TB5 cable (%(tb5_rate)s)"}
+    tb4: {gbps: %(tb4_gbps)s, source: "the lab's tc tbf rate of a TB4 cable (%(tb4_rate)s)"}
 """ % {"index": layout.PACKAGE_INDEX_URL.replace("://", "://maclab:%s@" % secrets.token_urlsafe(12), 1),
        "controller": layout.CONTROLLER_IP, "mlx": MLX_PACKAGE_SPEC,
        "pool": layout.TB_ADDRESS_POOL, "world": layout.HOST_WORLD_DIR,
-       "nodes": ",".join(h["name"] for h in lab["hosts"])})
+       "nodes": ",".join(h["name"] for h in lab["hosts"]),
+       "tb5_rate": lab["link_rate"], "tb5_gbps": rate_gbps(lab["link_rate"]),
+       "tb4_rate": topology.DEFAULT_TB4_RATE, "tb4_gbps": rate_gbps(topology.DEFAULT_TB4_RATE)})
+
+
+def rate_gbps(rate):
+    """A tc rate such as 4gbit or 500mbit, in Gbit/s."""
+    match = re.match(r"^(\d+(?:\.\d+)?)(gbit|mbit|kbit)$", str(rate).strip().lower())
+    if match is None:
+        raise ValueError("not a tc rate in gbit, mbit or kbit: %r" % (rate,))
+    return round(float(match.group(1)) * {"gbit": 1.0, "mbit": 1e-3, "kbit": 1e-6}[match.group(2)], 6)
 
 
 def remove_inventory(directory=INVENTORY_DIR):

@@ -35,6 +35,7 @@ ARGUMENT_SPEC = dict(
     graphviz=dict(type="bool", default=True),
     graphviz_timeout=dict(type="int", default=60),
     fail_on=dict(type="list", elements="str", default=[]),
+    benchmark_report=dict(type="path"),
 )
 # Text files small enough that --diff shows them whole; HTML and SVG changes are listed by name.
 DIFFABLE = (".json", ".md")
@@ -122,14 +123,18 @@ class ActionModule(ActionBase):
         result = super(ActionModule, self).run(tmp, task_vars)
         args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)[1]
         nodes, topology, problems = report_inputs(args, task_vars or {})
+        run = dict(args["run"])
+        root = os.path.realpath(args["dest"])
+        if args["benchmark_report"] and os.path.exists(args["benchmark_report"]):
+            # The latest benchmark (benchmark.yml), linked relative to this report.
+            run["benchmark_report"] = os.path.relpath(os.path.realpath(args["benchmark_report"]), root)
         try:
-            model = build_report_model(nodes, topology, problems, args["title"], args["run"])
+            model = build_report_model(nodes, topology, problems, args["title"], run)
         except TopologyError as exc:
             raise AnsibleActionFail("cluster_report: %s" % exc)
         svg, warning = render_graphviz(topology, args["graphviz_timeout"]) if args["graphviz"] else (None, None)
         files, stale = report_files(model, topology, svg)
 
-        root = os.path.realpath(args["dest"])
         changed, removed, diffs = [], [], []
         for name in sorted(files):
             path = os.path.join(root, name)

@@ -32,3 +32,19 @@ attributes:
     description: Action returns an C(ansible_facts) dictionary that will update existing host facts.
     support: full
 """
+
+    # Added by the action plugins (part of each runs on the controller): none supports async or
+    # bypasses the host loop. Descriptions of the other attributes: ansible.builtin.action_common_attributes.
+    ACTION = r"""
+options: {}
+attributes:
+  action:
+    description: Indicates this has a corresponding action plugin so some parts of the options can be executed on the controller.
+    support: full
+  async:
+    description: Supports being used with the C(async) keyword.
+    support: none
+  bypass_host_loop:
+    description: Forces a 'global' task that does not execute per host (the host loop, serial and throttle do not apply).
+    support: none
+"""

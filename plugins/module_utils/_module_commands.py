@@ -34,6 +34,8 @@ SYSTEM_DIRS = {
     "fdesetup": ["/usr/bin"],
     "sysctl": ["/usr/sbin"],
     "softwareupdate": ["/usr/sbin"],
+    # Homebrew's, on Apple silicon and then on Intel Macs.
+    "iperf3": ["/opt/homebrew/bin", "/usr/local/bin"],
 }
 
 

@@ -328,6 +328,21 @@ REGISTRY = {
         "a password.",
         "Run the sudoers role again (site.yml --tags sudoers) and read sudo's complaint in "
         "`sudo -n -l` on the node; the drop-in must be root:wheel 0440 in a directory /etc/sudoers includes."),
+    # benchmark.yml: a measurement below its baseline, or one that did not run.
+    "bench_link_below_baseline": _code(
+        WARNING, "benchmark",
+        "A Thunderbolt cable carried less than its baseline (benchmark_baselines) by more than the margin "
+        "(benchmark_margin_percent) in one direction; the message names the probable cause the node facts "
+        "show (a cable that negotiates 40 Gb/s is a Thunderbolt 4 or USB-C cable; a Mac Studio's port next "
+        "to Ethernet), else none.",
+        "Replace a 40 Gb/s cable with a Thunderbolt 5 cable (TB5 logo), move a cable off the port next to "
+        "Ethernet, reseat the cable; then run benchmark.yml --tags links again."),
+    "bench_link_failed": _code(
+        ERROR, "benchmark",
+        "iperf3 could not measure a cable (no server answered on the peer's address, or iperf3 failed): "
+        "the cable, the peer's address or iperf3 itself is missing.",
+        "Run doctor.yml or site.yml to check the cable and its addresses (tb_link_check), and "
+        "`brew install iperf3` on both Macs; then run benchmark.yml --tags links again."),
 }
 
 

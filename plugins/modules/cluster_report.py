@@ -24,22 +24,16 @@ description:
   - Runs on the controller only (an action plugin); it never contacts the host it runs for, so use
     it with C(run_once).
 author: macops.cluster team (@macops)
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+  - macops.cluster.attributes.action
 attributes:
-  action:
-    description: Indicates this has a corresponding action plugin so some parts of the options can be executed on the controller.
-    support: full
-  async:
-    description: Supports being used with the C(async) keyword.
-    support: none
   check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
     support: full
   diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
     support: partial
     details: JSON and Markdown files are diffed whole; HTML and SVG files are named as created, changed or removed.
   platform:
-    description: Target OS/families that can be operated against.
     support: full
     platforms: posix
 options:
@@ -99,6 +93,9 @@ options:
     description: Seconds C(dot) may take before the drawing is skipped with a warning.
     type: int
     default: 60
+  benchmark_report:
+    description: The latest benchmark report's page (benchmark.yml's C(index.html)); linked from the report when it exists.
+    type: path
   fail_on:
     description: Verdicts (C(degraded), C(failed)) that fail the task once the report is written.
     type: list

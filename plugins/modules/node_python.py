@@ -19,21 +19,15 @@ description:
     C(/usr/bin/python3) is on a Mac without them (it prints an C(xcode-select) note and exits 1).
   - Runs one command on the node (an action plugin); read-only, so it runs in check mode too.
 author: macops.cluster team (@macops)
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+  - macops.cluster.attributes.action
 attributes:
-  action:
-    description: Indicates this has a corresponding action plugin so some parts of the options can be executed on the controller.
-    support: full
-  async:
-    description: Supports being used with the C(async) keyword.
-    support: none
   check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
     support: full
   diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
     support: none
   platform:
-    description: Target OS/families that can be operated against.
     support: full
     platforms: darwin
 options:

@@ -23,23 +23,17 @@ description:
   - C(sudo -n -l) needs no password once one NOPASSWD rule applies to the user (sudoers(5) C(listpw=any)), so a
     listing proves the rules are active.
 author: macops.cluster team (@macops)
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+  - macops.cluster.attributes.action
 attributes:
-  action:
-    description: Indicates this has a corresponding action plugin so some parts of the options can be executed on the controller.
-    support: full
-  async:
-    description: Supports being used with the C(async) keyword.
-    support: none
   check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
     support: full
     details: O(sudoers) runs in check mode; a change only predicted is not listed.
   diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
     support: full
     details: The diff of M(community.general.sudoers).
   platform:
-    description: Target OS/families that can be operated against.
     support: full
     platforms: darwin, posix
 options:

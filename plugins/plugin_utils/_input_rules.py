@@ -82,12 +82,12 @@ def _bad(context, name, value, reason, fix, **details):
 
 
 def _at_least(params, context, minimums):
-    """One problem per whole-number option below its minimum: [(name, minimum, why)]."""
+    """One problem per number option below its minimum: [(name, minimum, why)]."""
     found = []
     for name, minimum, why in minimums:
         if params.has(name) and params[name] < minimum:
-            found.append(_bad(context, name, params[name], "it must be %d or more (%s)" % (minimum, why),
-                              "Set %s to %d or more." % (name, minimum)))
+            found.append(_bad(context, name, params[name], "it must be %g or more (%s)" % (minimum, why),
+                              "Set %s to %g or more." % (name, minimum)))
     return found
 
 
@@ -388,7 +388,8 @@ def cluster_reboot(params, context):
     found = _at_least(params, context, [
         ("cluster_reboot_batch_size", 1, "nodes per batch"), ("cluster_reboot_timeout", 30, "seconds to come back"),
         ("cluster_reboot_connect_timeout", 1, "seconds"), ("cluster_reboot_ssh_connection_attempts", 1, "attempts"),
-        ("cluster_reboot_stop_timeout", 1, "seconds"), ("cluster_reboot_post_reboot_delay", 0, "seconds")])
+        ("cluster_reboot_stop_timeout", 1, "seconds"), ("cluster_reboot_post_reboot_delay", 0, "seconds"),
+        ("cluster_reboot_poll_interval", 0.2, "seconds between checks")])
     command = params.get("cluster_reboot_test_command")
     if command is not None and not command.startswith("/"):
         found.append(_bad(context, "cluster_reboot_test_command", command,
@@ -436,6 +437,31 @@ def topology(params, context):
     return _at_least(params, context, [("topology_min_link_gbps", 1, "Gb/s")])
 
 
+def benchmark(params, context):
+    """Counts and the margin a spec cannot bound, the warm-up inside the test, and baselines that
+    name a positive rate and where it comes from."""
+    found = _at_least(params, context, [
+        ("benchmark_links_seconds", 1, "seconds per test"), ("benchmark_links_omit_seconds", 0, "seconds"),
+        ("benchmark_links_streams", 1, "streams"), ("benchmark_links_repeats", 1, "tests per cable"),
+        ("benchmark_links_port", 1024, "an unprivileged TCP port"), ("benchmark_margin_percent", 0, "percent")])
+    if params.has("benchmark_margin_percent") and params["benchmark_margin_percent"] >= 100:
+        found.append(_bad(context, "benchmark_margin_percent", params["benchmark_margin_percent"],
+                          "it must be below 100 (100 would accept a cable that carries nothing)",
+                          "Set benchmark_margin_percent to a value such as 15."))
+    if params.has("benchmark_links_port") and params["benchmark_links_port"] > 65535:
+        found.append(_bad(context, "benchmark_links_port", params["benchmark_links_port"], "it is not a TCP port",
+                          "Set benchmark_links_port to a port from 1024 to 65535, such as 5201."))
+    links = (params.get("benchmark_baselines") or {}).get("links") or {}
+    for kind, value in sorted(links.items() if isinstance(links, dict) else []):
+        gbps = value.get("gbps") if isinstance(value, dict) else None
+        if kind not in ("tb5", "tb4") or not isinstance(gbps, (int, float)) or isinstance(gbps, bool) or gbps <= 0:
+            found.append(_bad(context, "benchmark_baselines", {"links": {kind: value}},
+                              "each entry of links must be tb5 or tb4 with gbps, a rate above 0 in Gbit/s",
+                              "Set benchmark_baselines.links.%s to {gbps: 25, source: where the figure comes "
+                              "from}." % (kind if kind in ("tb5", "tb4") else "tb5")))
+    return found
+
+
 RULES = {
     "macops": macops,
     "preflight": preflight,
@@ -450,4 +476,5 @@ RULES = {
     "cluster_reboot": cluster_reboot,
     "mlx": mlx,
     "topology": topology,
+    "benchmark": benchmark,
 }

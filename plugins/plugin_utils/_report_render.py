@@ -364,6 +364,9 @@ def render_html(model, graphviz_href=None, svg=None):
     footer = ("Report schema %s \u00b7 state fingerprint <span class=\"mono\">%s</span> \u00b7 written by the "
               "macops.cluster report role. Machine-readable: <a href=\"report.json\">report.json</a>, "
               "<a href=\"report.md\">report.md</a>.") % (_e(model["schema_version"]), _e(model["fingerprint"][:16]))
+    benchmark = (model.get("run") or {}).get("benchmark_report")
+    if benchmark:
+        footer += " Latest benchmark: <a href=\"%s\">%s</a>." % (_e(benchmark), _e(benchmark))
     return "".join([
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">",
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
@@ -414,6 +417,8 @@ def render_markdown(model):
     run = run_facts(model)
     if run:
         lines += ["", " \u00b7 ".join("%s: %s" % (label, md(value)) for label, value in run)]
+    if (model.get("run") or {}).get("benchmark_report"):
+        lines += ["", "Latest benchmark: [%s](%s)" % (md(model["run"]["benchmark_report"]), model["run"]["benchmark_report"])]
     lines += ["", "## Problems (%s)" % counts_text(model), ""]
     if model["problems"]:
         for problem in model["problems"]:

@@ -176,7 +176,7 @@ def brew_no_formula(formula):
 
 # Formulae a real Homebrew has but the lab can only link from the machine running maclab
 # (lab.json `tools`, filled by `up` with `shutil.which`): no offline package source has them.
-LAB_TOOL_FORMULAE = ("uv",)
+LAB_TOOL_FORMULAE = ("uv", "iperf3")
 
 
 def brew_not_in_lab(formula):

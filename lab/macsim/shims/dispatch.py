@@ -33,16 +33,18 @@ def main(argv=None):
     argv = list(sys.argv if argv is None else argv)
     name = os.path.basename(argv[0])
     args = argv[1:]
-    handlers = registry.handlers()
-    if name not in handlers and args and args[0] in handlers:
-        name, args = args[0], args[1:]
-        argv = argv[1:]
-    if name not in handlers:
-        err("macsim shim: unknown command {}; known: {}\n".format(name, " ".join(sorted(handlers))))
+    handler = registry.find(name)
+    if handler is None and args:
+        handler = registry.find(args[0])
+        if handler is not None:
+            name, args = args[0], args[1:]
+            argv = argv[1:]
+    if handler is None:
+        err("macsim shim: unknown command {}; known: {}\n".format(name, " ".join(sorted(registry.commands()))))
         return 127
     host = Host()
     try:
-        rc = handlers[name](host, args)
+        rc = handler(host, args)
     except Fail as failure:
         out(failure.stdout)
         err(failure.stderr)

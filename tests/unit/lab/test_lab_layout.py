@@ -1,7 +1,9 @@
 """The lab's code layout: no file over 600 lines, and one registry of shim commands that both
 the dispatcher and the installer read (so a command's macOS path and its handler cannot drift)."""
 import ast
+import json
 import os
+import subprocess
 
 import pytest
 
@@ -81,3 +83,31 @@ def test_registering_a_second_handler_for_a_command_fails():
         registry.command("/sbin/ifconfig")(cmd_other_ifconfig)
     assert registry.macos_paths()["ifconfig"] == "/sbin/ifconfig"
     assert registry.handlers()["ifconfig"].__module__ == "macsim.shims.interfaces"
+
+
+def test_installed_shim_has_bytecode_and_imports_only_the_family_it_runs(tmp_path):
+    paths = layout.Paths(str(tmp_path))
+    hostfs.install_code(paths)
+    shims = os.path.join(paths.code, "macsim", "shims")
+    with open(os.path.join(shims, registry.INDEX_FILE)) as handle:
+        index = json.load(handle)
+    assert index == {name: handler.__module__ for name, handler in registry.handlers().items()}
+    # Compiled as root at install: the hosts' users could not write __pycache__ themselves.
+    assert any(name.startswith("dispatch.") for name in os.listdir(os.path.join(shims, "__pycache__")))
+    probe = ("import sys; sys.path.insert(0, %r); from macsim.shims import registry; "
+             "handler = registry.find('sw_vers'); "
+             "print(handler.__module__, sorted(m for m in sys.modules if m.startswith('macsim.shims.')))"
+             % paths.code)
+    proc = subprocess.run([hostfs.tools_python(), "-sE", "-c", probe], stdout=subprocess.PIPE, check=True,
+                          universal_newlines=True)
+    module, loaded = proc.stdout.split(" ", 1)
+    assert module == "macsim.shims.system"
+    families = {m for m in ast.literal_eval(loaded) if m.rsplit(".", 1)[1] not in ("registry", "state")}
+    # system uses a few other families' helpers; the unrelated ones stay unloaded.
+    assert "macsim.shims.system" in families
+    assert not families & {"macsim.shims.brew", "macsim.shims.pfctl", "macsim.shims.accounts"}
+
+
+def test_without_an_index_every_family_is_searched():
+    assert registry.find("ifconfig").__module__ == "macsim.shims.interfaces"
+    assert registry.find("no-such-command") is None

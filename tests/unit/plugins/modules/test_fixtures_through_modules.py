@@ -15,6 +15,7 @@ from module_harness import run_module
 from ansible_collections.macops.cluster.plugins.module_utils import _networksetup, _sudo_rules, _system_profiler
 from ansible_collections.macops.cluster.plugins.module_utils._parsing import ParseError
 from ansible_collections.macops.cluster.plugins.modules import (
+    link_bench,
     mac_state,
     pf_status,
     pmset,
@@ -78,6 +79,9 @@ class PrefixMac(object):
 
 
 LINK = {"interface": "en3", "peer_ip": "198.19.0.2", "peer_host": "mac2"}
+# One cable measured as the client; no waiting for a server that never comes (connect_wait 0).
+CABLE = {"tests": [{"link_id": "mac1:en3--mac2:en3", "client_ip": "198.19.0.1", "server_ip": "198.19.0.2"}],
+         "connect_wait": 0}
 READ_ONLY_NETWORK = {"services": [{"device": "en3", "address": "198.19.0.1"}], "bridge": "absent",
                      "_ansible_check_mode": True}
 
@@ -101,6 +105,7 @@ ROUTES = [
     ("pmset/", "", ["/usr/bin/pmset", "-g"], [(pmset.main, {"settings": {"sleep": 0}, "_ansible_check_mode": True})]),
     ("route/", "", ["/sbin/route"], [(tb_link_check.main, {"links": [LINK], "_ansible_check_mode": True})]),
     ("ping/", "", ["/sbin/ping"], [(tb_link_check.main, {"links": [LINK], "_ansible_check_mode": True})]),
+    ("iperf3/", ".json", ["/opt/homebrew/bin/iperf3", "-c"], [(link_bench.main, CABLE)]),
 ]
 
 # Fixtures of parsers no module runs (yet): fed to their parser, which must answer or raise ParseError.
@@ -114,7 +119,7 @@ PARSER_ONLY = {
     # The sudoers role reads `sudo -n -l` raw and audits it on the controller (sudo_rule_problems).
     "sudo/list_default_rules_lab.txt": _sudo_rules.parse_listing,
 }
-MODULES = (mac_state, pf_status, pmset, rdma_status, system_profiler, tb_link_check, tb_network)
+MODULES = (link_bench, mac_state, pf_status, pmset, rdma_status, system_profiler, tb_link_check, tb_network)
 
 
 def fixture_files():

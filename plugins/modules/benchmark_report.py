@@ -1,0 +1,140 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: macops.cluster contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+module: benchmark_report
+short_description: Write the benchmark's results, history, plots and report on the controller
+version_added: 0.4.0
+description:
+  - Turns the links suite's iperf3 tests (M(macops.cluster.link_bench)) into the results document of
+    C(docs/benchmark.schema.json) (version 1) and writes, into O(dest), C(benchmark.json) (the latest run),
+    C(runs/ID.json) (every run), C(history.jsonl) (one line per run, appended), the plots C(links.png) and,
+    from the second run on, C(history.png) (drawn with matplotlib), C(index.html) and C(README.md).
+  - Each cable and direction is the median of its repeats, judged against the baseline of the cables the cluster
+    is built for (O(expected_cable)) less O(margin_percent); one below it is a
+    C(bench_link_below_baseline) problem naming the probable cause the node facts show, a cable iperf3 could not
+    measure is C(bench_link_failed).
+  - Runs on the controller only; matplotlib must be installed there (C(requirements/controller.txt)).
+author: macops.cluster team (@macops)
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+  - macops.cluster.attributes.action
+attributes:
+  check_mode:
+    support: full
+    details: Check mode writes nothing and returns the document it would write.
+  diff_mode:
+    support: none
+  platform:
+    support: full
+    platforms: posix
+requirements:
+  - matplotlib (on the controller)
+options:
+  hosts:
+    description: The nodes measured, in order.
+    type: list
+    elements: str
+    required: true
+  plan:
+    description: What P(macops.cluster.benchmark_plan#filter) returned (C(cables), C(rounds), C(one_at_a_time)).
+    type: dict
+    required: true
+  tests:
+    description: Every test M(macops.cluster.link_bench) returned, of every node.
+    type: list
+    elements: dict
+    default: []
+  macs:
+    description: Each node's C(macops_mac) (from M(macops.cluster.node_facts)), for the cable kinds and the causes.
+    type: dict
+    default: {}
+  baselines:
+    description: C(links) maps a cable kind (C(tb5), C(tb4)) to C(gbps) and C(source).
+    type: dict
+    default: {}
+  margin_percent:
+    description: How far below its baseline a cable may be before it is flagged, in percent (0 to below 100).
+    type: float
+    default: 15
+  expected_cable:
+    description:
+      - The cables the cluster is built for, whose baseline every cable is judged against. A cable that negotiates
+        less (40 Gb/s between Thunderbolt 5 Macs) is then the slow cable found, with C(tb4_cable) as its cause.
+    type: str
+    choices: [tb5, tb4]
+    default: tb5
+  settings:
+    description: The suite's settings, recorded in the document (seconds, streams, repeats...).
+    type: dict
+    default: {}
+  versions:
+    description: Versions recorded in the document (iperf3 and others), name to version.
+    type: dict
+    default: {}
+  run:
+    description: Recorded as the document's C(run) (C(playbook), C(suites), C(started)); C(id) and C(finished) are added.
+    type: dict
+    default: {}
+  dest:
+    description: The report directory on the controller.
+    type: path
+    required: true
+  fail_on:
+    description: Problem severities that fail the task, after every file is written.
+    type: list
+    elements: str
+    choices: [error, warning]
+    default: [error]
+seealso:
+  - module: macops.cluster.link_bench
+"""
+
+EXAMPLES = r"""
+- name: Write the benchmark report
+  macops.cluster.benchmark_report:
+    hosts: "{{ ansible_play_hosts }}"
+    plan: "{{ _benchmark_plan }}"
+    tests: "{{ ansible_play_hosts | map('extract', hostvars, '_benchmark_link_tests') | flatten }}"
+    baselines: "{{ benchmark_baselines }}"
+    dest: artifacts/benchmark
+  delegate_to: localhost
+  run_once: true
+"""
+
+RETURN = r"""
+path:
+  description: The report directory.
+  type: str
+  returned: always
+files:
+  description: The files written, relative to RV(path).
+  type: list
+  elements: str
+  returned: always
+document:
+  description: The results document (C(docs/benchmark.schema.json)).
+  type: dict
+  returned: always
+problems:
+  description: The document's problems, in the catalogue's shape.
+  type: list
+  elements: dict
+  returned: always
+lines:
+  description: Where the report is, then one line per problem, for a person reading the run.
+  type: list
+  elements: str
+  returned: always
+history_runs:
+  description: Runs in the history, this one included.
+  type: int
+  returned: always
+"""

@@ -1,0 +1,143 @@
+# -*- coding: utf-8 -*-
+# PRIVATE to the collection: the benchmark report's plots (matplotlib), HTML and Markdown.
+# Names and behaviour may change without notice. Controller only (matplotlib is a controller
+# requirement, imported when a plot is drawn).
+"""Draw the benchmark's plots as PNG files and write the pages a person opens.
+
+Plots: bandwidth per cable and direction against its baseline floor (links.png), and each cable's
+bandwidth over the runs of the history (history.png, from the second run on)."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import datetime
+import html
+import os
+
+OK_COLOUR, LOW_COLOUR, FLOOR_COLOUR = "#2b8a3e", "#c92a2a", "#495057"
+
+
+def _pyplot():
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        from matplotlib import pyplot
+    except ImportError as exc:
+        raise RuntimeError("the benchmark report draws its plots with matplotlib, which the controller lacks (%s): "
+                           "pip install -r requirements/controller.txt" % exc)
+    return pyplot
+
+
+def plot_links(results, path):
+    """Bars of Gbit/s per cable and direction, red when below the floor, the floor as a tick."""
+    pyplot = _pyplot()
+    labels = ["%s\n%s" % (r["direction"], r["port"]) for r in results]
+    figure, axes = pyplot.subplots(figsize=(max(6.0, 0.9 * len(results) + 2), 4.2), dpi=110)
+    positions = range(len(results))
+    axes.bar(positions, [r["gbps"] for r in results],
+             color=[OK_COLOUR if r["ok"] else LOW_COLOUR for r in results])
+    for position, result in zip(positions, results):
+        if result["floor_gbps"] is not None:
+            axes.hlines(result["floor_gbps"], position - 0.4, position + 0.4, colors=FLOOR_COLOUR, linestyles="dashed")
+        axes.annotate("%.2f" % result["gbps"], (position, result["gbps"]), ha="center", va="bottom", fontsize=8)
+    axes.set_xticks(list(positions))
+    axes.set_xticklabels(labels, fontsize=7)
+    axes.set_ylabel("TCP bandwidth (Gbit/s)")
+    axes.set_title("Bandwidth per cable and direction (dashed: baseline less the margin)")
+    figure.tight_layout()
+    figure.savefig(path, format="png")
+    pyplot.close(figure)
+
+
+def plot_history(history, path):
+    """One line per cable and direction over the runs of the history."""
+    pyplot = _pyplot()
+    subjects = sorted(set(s for entry in history for s in entry["values"]))
+    times = [datetime.datetime.fromisoformat(entry["finished"].replace("Z", "+00:00")) for entry in history]
+    figure, axes = pyplot.subplots(figsize=(10, 4.2), dpi=110)
+    for subject in subjects:
+        points = [(when, entry["values"][subject]) for when, entry in zip(times, history) if subject in entry["values"]]
+        axes.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=subject)
+    axes.set_ylabel("TCP bandwidth (Gbit/s)")
+    axes.set_title("Bandwidth per cable and direction, run by run")
+    if len(subjects) <= 12:
+        axes.legend(fontsize=6, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    figure.autofmt_xdate()
+    figure.tight_layout()
+    figure.savefig(path, format="png")
+    pyplot.close(figure)
+
+
+def _rows(results):
+    return [(r["direction"], r["port"], r["kind"], "%.2f" % r["gbps"], ", ".join("%.2f" % v for v in r["repeats"]),
+             "-" if r["floor_gbps"] is None else "%.2f" % r["floor_gbps"], "ok" if r["ok"] else "LOW: " + r["cause"])
+            for r in results]
+
+
+HEADERS = ("direction", "port", "cable", "Gbit/s", "repeats", "floor", "verdict")
+
+
+def render_html(document, images):
+    links = document["suites"]["links"]
+    esc = html.escape
+    parts = ["<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>Mac cluster benchmark</title>",
+             "<style>body{font-family:-apple-system,Helvetica,Arial,sans-serif;margin:2em;max-width:70em}"
+             "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left}"
+             ".low{color:%s;font-weight:bold}img{max-width:100%%}</style></head><body>" % LOW_COLOUR,
+             "<h1>Mac cluster benchmark</h1>",
+             "<p>Run %s, finished %s. %d nodes, %d cables measured in %d rounds (one cable at a time: %d).</p>" % (
+                 esc(document["run"]["id"]), esc(document["run"]["finished"]), len(document["cluster"]["nodes"]),
+                 len(document["cluster"]["cables"]), links["rounds"], links["one_at_a_time"])]
+    problems = document["problems"]
+    parts.append("<h2>Findings</h2>")
+    if problems:
+        parts.append("<ul>" + "".join("<li class='low'>%s %s: %s <br>Fix: %s</li>" % (
+            esc(p["severity"]), esc(p["code"]), esc(p["message"]), esc(p["fix"] or "")) for p in problems) + "</ul>")
+    else:
+        parts.append("<p>Every cable is at or above its baseline less %s %%.</p>" % document["margin_percent"])
+    parts.append("<h2>Links</h2>")
+    for name, caption in images:
+        parts.append("<figure><img src='%s' alt='%s'><figcaption>%s</figcaption></figure>" % (
+            esc(name), esc(caption), esc(caption)))
+    parts.append("<table><tr>%s</tr>" % "".join("<th>%s</th>" % h for h in HEADERS))
+    for row, result in zip(_rows(links["results"]), links["results"]):
+        parts.append("<tr%s>%s</tr>" % ("" if result["ok"] else " class='low'",
+                                        "".join("<td>%s</td>" % esc(cell) for cell in row)))
+    parts.append("</table>")
+    parts.append("<p>Baselines: %s. Machine-readable results: <a href='benchmark.json'>benchmark.json</a>, "
+                 "history: <a href='history.jsonl'>history.jsonl</a>.</p>" % esc(
+                     "; ".join("%s %s Gbit/s (%s)" % (kind, value.get("gbps"), value.get("source", ""))
+                               for kind, value in sorted((document["baselines"].get("links") or {}).items()))))
+    parts.append("</body></html>\n")
+    return "\n".join(parts)
+
+
+def render_markdown(document, images):
+    links = document["suites"]["links"]
+    lines = ["# Mac cluster benchmark", "",
+             "Run %s, finished %s: %d cables in %d rounds (one at a time: %d)." % (
+                 document["run"]["id"], document["run"]["finished"], len(document["cluster"]["cables"]),
+                 links["rounds"], links["one_at_a_time"]), ""]
+    for problem in document["problems"]:
+        lines.append("- **%s** `%s`: %s Fix: %s" % (
+            problem["severity"], problem["code"], problem["message"], problem["fix"]))
+    if not document["problems"]:
+        lines.append("Every cable is at or above its baseline less %s %%." % document["margin_percent"])
+    lines.append("")
+    lines.extend("![%s](%s)" % (caption, name) for name, caption in images)
+    lines.extend(["", "| %s |" % " | ".join(HEADERS), "|%s" % ("---|" * len(HEADERS))])
+    lines.extend("| %s |" % " | ".join(row) for row in _rows(links["results"]))
+    return "\n".join(lines) + "\n"
+
+
+def write_report(dest, document, history):
+    """Write the plots, index.html and README.md into dest; the image file names with captions."""
+    images = []
+    if document["suites"]["links"]["results"]:
+        plot_links(document["suites"]["links"]["results"], os.path.join(dest, "links.png"))
+        images.append(("links.png", "Bandwidth per cable and direction"))
+    if len(history) >= 2:
+        plot_history(history, os.path.join(dest, "history.png"))
+        images.append(("history.png", "Bandwidth over the runs of the history"))
+    return images, render_html(document, images), render_markdown(document, images)

@@ -1,0 +1,131 @@
+"""benchmark.yml's links suite on the shared converged lab (issue 15, acceptance 1, 2 and 5 for links):
+every cable measured in rounds of disjoint pairs, both directions within 15 % of the lab's shaped rate,
+the document valid against its schema, real plots in the report, a degraded cable (and only it)
+flagged with the TB4 cause, the history growing run by run, bad input refused before any node runs
+anything, and no iperf3 server left on a node."""
+import json
+import os
+import subprocess
+
+import pytest
+
+from labtools import HOSTS, INVENTORY, REPO, VENV_BIN, ansible_env, log_lines, maclab, read_json, ssh
+
+BENCHMARK = os.path.join(REPO, "benchmark.yml")
+SCHEMA = os.path.join(REPO, "docs", "benchmark.schema.json")
+
+
+@pytest.fixture(scope="module")
+def bench(converged, tmp_path_factory):
+    tmp_dir = str(tmp_path_factory.mktemp("benchmark"))
+    report_dir = os.path.join(tmp_dir, "report")
+
+    def run(*extra, check=True):
+        argv = [os.path.join(VENV_BIN, "ansible-playbook"), "-i", INVENTORY, BENCHMARK,
+                "-e", "benchmark_report_dir=%s" % report_dir] + list(extra)
+        proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                              env=ansible_env(tmp_dir), timeout=900, cwd=tmp_dir)
+        if check:
+            assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
+        return proc
+
+    run.report_dir = report_dir
+    first = run()
+    with open(os.path.join(report_dir, "benchmark.json")) as handle:
+        run.first = json.load(handle)
+    run.first_proc = first
+    yield run
+    maclab("fault", "clear")
+
+
+def shaped_gbps():
+    rate = read_json("lab.json")["link_rate"]
+    assert rate.endswith("gbit"), rate
+    return float(rate[:-4])
+
+
+def test_every_cable_both_directions_in_three_rounds_within_15_percent_of_the_shaped_rate(bench):
+    links = bench.first["suites"]["links"]
+    assert links["rounds"] == 3 and links["one_at_a_time"] == 6
+    assert len(links["results"]) == 12
+    assert sorted(r["direction"] for r in links["results"]) == sorted(
+        "%s->%s" % pair for a in HOSTS for b in HOSTS if a != b for pair in [(a, b)])
+    rate = shaped_gbps()
+    off = [(r["direction"], r["gbps"]) for r in links["results"] if abs(r["gbps"] - rate) > 0.15 * rate]
+    assert off == [], "cables outside 15 %% of the shaped %s Gbit/s: %s" % (rate, off)
+    assert bench.first["problems"] == [] and all(r["ok"] for r in links["results"])
+    # The rounds ran one after the other, each as one task on every node: progress per round.
+    out = bench.first_proc.stdout
+    assert out.count("TASK [macops.cluster.benchmark : Measure this round's cables with iperf3") == 3
+
+
+def test_the_document_validates_against_its_schema(bench):
+    jsonschema = pytest.importorskip("jsonschema")
+    with open(SCHEMA) as handle:
+        schema = json.load(handle)
+    jsonschema.validate(bench.first, schema)
+    assert bench.first["versions"]["iperf3"].startswith("iperf 3.")
+    assert [n["name"] for n in bench.first["cluster"]["nodes"]] == HOSTS
+    assert all(m["unit"] == "Gbit/s" and m["repeats"] for m in bench.first["measurements"])
+
+
+def test_the_report_holds_real_plots_a_person_can_open(bench):
+    image = pytest.importorskip("matplotlib.image")
+    path = os.path.join(bench.report_dir, "links.png")
+    pixels = image.imread(path)
+    height, width = pixels.shape[:2]
+    assert width > 400 and height > 200
+    # Not a blank canvas: the bars are drawn in colour.
+    assert pixels[..., :3].std() > 0.05
+    with open(os.path.join(bench.report_dir, "index.html")) as handle:
+        page = handle.read()
+    assert "<img src='links.png'" in page and "benchmark.json" in page
+    assert page.count("<tr") == 1 + 12
+
+
+def test_a_degraded_cable_and_only_it_is_flagged_with_the_tb4_cause(bench):
+    maclab("fault", "degrade", "mac2", "mac3")
+    try:
+        proc = bench()
+    finally:
+        maclab("fault", "clear")
+    with open(os.path.join(bench.report_dir, "benchmark.json")) as handle:
+        document = json.load(handle)
+    low = [r for r in document["suites"]["links"]["results"] if not r["ok"]]
+    assert sorted(r["direction"] for r in low) == ["mac2->mac3", "mac3->mac2"]
+    assert {r["cause"] for r in low} == {"tb4_cable"} and {r["kind"] for r in low} == {"tb4"}
+    codes = [(p["code"], p["host"], p["peer"], p["details"]["cause"]) for p in document["problems"]]
+    assert sorted(codes) == [("bench_link_below_baseline", "mac2", "mac3", "tb4_cable"),
+                             ("bench_link_below_baseline", "mac3", "mac2", "tb4_cable")]
+    # A warning: the run succeeds and says so at the end, and the report shows it.
+    assert "WARNING bench_link_below_baseline: mac2 -> mac3" in " ".join(proc.stdout.split())
+    with open(os.path.join(bench.report_dir, "index.html")) as handle:
+        page = handle.read()
+    assert page.count("LOW: tb4_cable") == 2 and "Thunderbolt 4 or USB-C cable" in page
+    # The second run is in the history, and the history plot shows both runs.
+    with open(os.path.join(bench.report_dir, "history.jsonl")) as handle:
+        history = [json.loads(line) for line in handle]
+    assert len(history) >= 2 and history[-1]["run_id"] == document["run"]["id"]
+    assert os.path.getsize(os.path.join(bench.report_dir, "history.png")) > 5000
+    assert len(os.listdir(os.path.join(bench.report_dir, "runs"))) == len(history)
+
+
+def test_no_iperf3_server_is_left_on_any_node(bench):
+    procs = subprocess.run(["ps", "-eo", "args"], stdout=subprocess.PIPE, universal_newlines=True).stdout
+    assert [line for line in procs.splitlines() if "iperf3 -s" in line] == []
+    for host in HOSTS:
+        listed = ssh(host, "ls /tmp").stdout.split()
+        assert [name for name in listed if name.startswith("macops-iperf3-")] == [], (host, listed)
+
+
+@pytest.mark.parametrize("extra, words", [
+    ({"benchmark_suites": ["links", "lnks"]}, "benchmark_suites"),
+    ({"benchmark_margin_percent": 150}, "benchmark_margin_percent = 150"),
+    ({"benchmark_links_seconds": 0}, "benchmark_links_seconds = 0 is refused"),
+    ({"benchmark_baselines": {"links": {"tb5": {"gbps": -1}}}}, "benchmark_baselines"),
+])
+def test_bad_input_fails_before_any_node_runs_anything(bench, extra, words):
+    marks = dict((host, len(log_lines(host, "shim.log"))) for host in HOSTS)
+    proc = bench("-e", json.dumps(extra), check=False)
+    assert proc.returncode != 0 and words in " ".join((proc.stdout + proc.stderr).split())
+    assert dict((host, len(log_lines(host, "shim.log"))) for host in HOSTS) == marks
