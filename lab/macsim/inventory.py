@@ -93,6 +93,10 @@ benchmark_baselines:
   links:
     tb5: {gbps: %(tb5_gbps)s, source: "the lab's tc tbf rate of a TB5 cable (%(tb5_rate)s)"}
     tb4: {gbps: %(tb4_gbps)s, source: "the lab's tc tbf rate of a TB4 cable (%(tb4_rate)s)"}
+# Two cores carry every rank's CPU all_sum: the sweep stops at 4 MiB (a Mac's default goes to 64 MiB).
+# The lab's MLX is the Linux CPU build, which has no jaccl (RDMA over Thunderbolt is macOS's).
+benchmark_allsum_max_bytes: 4194304
+benchmark_allsum_backends: [ring]
 """ % {"index": layout.PACKAGE_INDEX_URL.replace("://", "://maclab:%s@" % secrets.token_urlsafe(12), 1),
        "controller": layout.CONTROLLER_IP, "mlx": MLX_PACKAGE_SPEC,
        "pool": layout.TB_ADDRESS_POOL, "world": layout.HOST_WORLD_DIR,

@@ -29,6 +29,8 @@ ARGUMENT_SPEC = dict(
     settings=dict(type="dict", default={}),
     versions=dict(type="dict", default={}),
     run=dict(type="dict", default={}),
+    allsum_runs=dict(type="list", elements="dict", default=[]),
+    allsum_settings=dict(type="dict", default={}),
     dest=dict(type="path", required=True),
     fail_on=dict(type="list", elements="str", default=["error"], choices=["error", "warning"]),
 )
@@ -56,6 +58,19 @@ def read_history(path):
     return entries
 
 
+def allsum_by_backend(runs):
+    """{backend: [{size, rc, stdout, stderr}]} from the sweep task's loop results (item: [backend, size])."""
+    grouped = {}
+    for run in runs:
+        if run.get("skipped"):
+            continue
+        item = run.get("item") or [None, None]
+        grouped.setdefault(str(item[0]), []).append({"size": item[1], "rc": run.get("rc", 1),
+                                                     "stdout": run.get("stdout", ""),
+                                                     "stderr": run.get("stderr") or run.get("msg", "")})
+    return grouped
+
+
 def run_record(given, now):
     record = dict(given)
     record.setdefault("finished", now.strftime("%Y-%m-%dT%H:%M:%SZ"))
@@ -78,7 +93,8 @@ class ActionModule(ActionBase):
         now = datetime.datetime.now(datetime.timezone.utc)
         document = build_document(run_record(args["run"], now), args["hosts"], args["plan"], args["tests"],
                                   args["macs"], args["baselines"], args["margin_percent"], args["settings"],
-                                  args["versions"], args["expected_cable"])
+                                  args["versions"], args["expected_cable"], allsum_by_backend(args["allsum_runs"]),
+                                  args["allsum_settings"])
         root = os.path.realpath(args["dest"])
         history_path = os.path.join(root, "history.jsonl")
         history = read_history(history_path) + [history_entry(document)]

@@ -16,7 +16,7 @@ description:
   - No node is in two tests of one round, and there are as few rounds as the search finds (at best the most
     cables at one node), an edge colouring of the cabling; a full mesh of 4 takes 3 rounds, a ring of 8 takes 2.
   - In each test the end whose inventory name sorts first is the iperf3 client.
-positional: _input, hosts, repeats
+positional: _input, hosts, repeats, allsum_min_bytes, allsum_max_bytes
 options:
   _input:
     description: The applied plan's C(hosts) (host, then interface, then C(ip), C(link_id), C(peer_host), C(peer_ip)).
@@ -30,6 +30,14 @@ options:
     description: How many times the schedule runs every round (each iperf3 server serves one test).
     type: int
     default: 1
+  allsum_min_bytes:
+    description: The all_sum sweep's smallest message.
+    type: int
+    default: 4096
+  allsum_max_bytes:
+    description: The all_sum sweep's largest message; the sizes go up 4 times from the smallest.
+    type: int
+    default: 67108864
 """
 
 EXAMPLES = r"""
@@ -47,6 +55,7 @@ _value:
       C(server_port)).
     - C(schedule), the rounds O(repeats) times, each test with its C(repeat).
     - C(one_at_a_time), the number of tests one cable at a time would take.
+    - C(allsum_sizes), the all_sum sweep's message sizes in bytes.
   type: dict
 """
 
@@ -54,15 +63,16 @@ from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.macops.cluster.plugins.plugin_utils._bench_plan import PlanError, links_plan
+from ansible_collections.macops.cluster.plugins.plugin_utils._bench_plan import PlanError, allsum_sizes, links_plan
 
 
-def benchmark_plan(plan, hosts=None, repeats=1):
+def benchmark_plan(plan, hosts=None, repeats=1, allsum_min_bytes=4096, allsum_max_bytes=67108864):
     if not isinstance(plan, Mapping):
         raise AnsibleFilterError("macops.cluster.benchmark_plan: the applied plan's hosts must be a dict, got %s"
                                  % type(plan).__name__)
     try:
-        return links_plan(dict(plan), None if hosts is None else [str(h) for h in hosts], int(repeats))
+        return dict(links_plan(dict(plan), None if hosts is None else [str(h) for h in hosts], int(repeats)),
+                    allsum_sizes=allsum_sizes(int(allsum_min_bytes), int(allsum_max_bytes)))
     except PlanError as exc:
         raise AnsibleFilterError("macops.cluster.benchmark_plan: %s" % exc)
 

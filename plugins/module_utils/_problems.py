@@ -343,6 +343,18 @@ REGISTRY = {
         "the cable, the peer's address or iperf3 itself is missing.",
         "Run doctor.yml or site.yml to check the cable and its addresses (tb_link_check), and "
         "`brew install iperf3` on both Macs; then run benchmark.yml --tags links again."),
+    "bench_allsum_failed": _code(
+        ERROR, "benchmark",
+        "The MLX all_sum sweep did not run on a backend (mlx.launch failed, a rank did not start, or the "
+        "hostfile names a node that is down): no latency or bandwidth for it.",
+        "Run site.yml (it checks MLX with its own all_sum smoke test and writes the hostfiles), then "
+        "benchmark.yml --tags allsum again; the message has mlx.launch's last words."),
+    "bench_allsum_wrong_sum": _code(
+        ERROR, "benchmark",
+        "An all_sum returned a wrong sum, or a rank did not report, at some message size: the collective is "
+        "broken at that size on that backend, whatever its speed.",
+        "Check that every node runs the same MLX version (site.yml's input check pins it) and that the "
+        "hostfile's addresses are the Thunderbolt ones; report it to MLX with the size and backend."),
 }
 
 

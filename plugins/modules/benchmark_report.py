@@ -13,10 +13,14 @@ module: benchmark_report
 short_description: Write the benchmark's results, history, plots and report on the controller
 version_added: 0.4.0
 description:
-  - Turns the links suite's iperf3 tests (M(macops.cluster.link_bench)) into the results document of
+  - Turns the links suite's iperf3 tests (M(macops.cluster.link_bench)) and the allsum suite's runs into the results
+    document of
     C(docs/benchmark.schema.json) (version 1) and writes, into O(dest), C(benchmark.json) (the latest run),
-    C(runs/ID.json) (every run), C(history.jsonl) (one line per run, appended), the plots C(links.png) and,
-    from the second run on, C(history.png) (drawn with matplotlib), C(index.html) and C(README.md).
+    C(runs/ID.json) (every run), C(history.jsonl) (one line per run, appended), the plots C(links.png),
+    C(allsum.png) and, from the second run on, C(history.png) (drawn with matplotlib), C(index.html) and C(README.md).
+  - Each all_sum size is the slowest rank's time per call, with the algorithm bandwidth (bytes / time) and the bus
+    bandwidth (x 2 (n - 1) / n) in GB/s; a run that did not happen is C(bench_allsum_failed), a wrong sum or a missing
+    rank C(bench_allsum_wrong_sum).
   - Each cable and direction is the median of its repeats, judged against the baseline of the cables the cluster
     is built for (O(expected_cable)) less O(margin_percent); one below it is a
     C(bench_link_below_baseline) problem naming the probable cause the node facts show, a cable iperf3 could not
@@ -81,6 +85,18 @@ options:
     default: {}
   run:
     description: Recorded as the document's C(run) (C(playbook), C(suites), C(started)); C(id) and C(finished) are added.
+    type: dict
+    default: {}
+  allsum_runs:
+    description:
+      - The allsum suite's runs, the loop results of the task that ran C(allsum_bench.py) under C(mlx.launch) once per
+        backend and size (C(item) is C([backend, bytes]), with C(rc), C(stdout) and C(stderr)); none when the suite did
+        not run.
+    type: list
+    elements: dict
+    default: []
+  allsum_settings:
+    description: The allsum suite's settings, recorded in the document.
     type: dict
     default: {}
   dest:

@@ -143,3 +143,17 @@ def links_plan(plan, hosts=None, repeats=1):
     schedule = [[dict(test, repeat=repeat) for test in members] for repeat in range(max(1, int(repeats)))
                 for members in rounds]
     return {"cables": cables, "rounds": rounds, "schedule": schedule, "one_at_a_time": len(cables)}
+
+
+def allsum_sizes(smallest, largest, factor=4):
+    """The all_sum sweep's message sizes: smallest, then each `factor` times the one before, up to
+    largest (included when the steps reach it; largest itself closes the sweep otherwise)."""
+    if smallest < 1 or largest < smallest or factor < 2:
+        raise PlanError("all_sum sizes need 1 <= smallest <= largest and a factor of 2 or more, got %r, %r, %r"
+                        % (smallest, largest, factor))
+    sizes = [int(smallest)]
+    while sizes[-1] * factor <= largest:
+        sizes.append(sizes[-1] * factor)
+    if sizes[-1] != largest:
+        sizes.append(int(largest))
+    return sizes

@@ -50,10 +50,42 @@ def plot_links(results, path):
     pyplot.close(figure)
 
 
+def _bandwidth_subjects(history):
+    """The links suite's subjects (Gbit/s) of the history; early lines have one unit for all."""
+    found = set()
+    for entry in history:
+        units = entry.get("units") or dict((subject, entry.get("unit")) for subject in entry["values"])
+        found.update(subject for subject, unit in units.items() if unit == "Gbit/s")
+    return sorted(found)
+
+
+def plot_allsum(results, path):
+    """Latency and bus bandwidth against message size, one line per backend (log scales)."""
+    pyplot = _pyplot()
+    figure, (latency, bus) = pyplot.subplots(1, 2, figsize=(11, 4.2), dpi=110)
+    for backend in sorted(set(r["backend"] for r in results)):
+        rows = sorted((r for r in results if r["backend"] == backend), key=lambda r: r["bytes"])
+        sizes = [r["bytes"] for r in rows]
+        latency.plot(sizes, [r["latency_us"] for r in rows], marker="o", label=backend)
+        bus.plot(sizes, [r["bus_gbytes_per_s"] for r in rows], marker="o", label=backend)
+    for axes, label in ((latency, "latency per all_sum (us)"), (bus, "bus bandwidth (GB/s)")):
+        axes.set_xscale("log", base=2)
+        axes.set_yscale("log")
+        axes.set_xlabel("message size (bytes)")
+        axes.set_ylabel(label)
+        axes.grid(True, which="both", alpha=0.3)
+        axes.legend(fontsize=8)
+    latency.set_title("all_sum latency")
+    bus.set_title("all_sum bus bandwidth")
+    figure.tight_layout()
+    figure.savefig(path, format="png")
+    pyplot.close(figure)
+
+
 def plot_history(history, path):
     """One line per cable and direction over the runs of the history."""
     pyplot = _pyplot()
-    subjects = sorted(set(s for entry in history for s in entry["values"]))
+    subjects = _bandwidth_subjects(history)
     times = [datetime.datetime.fromisoformat(entry["finished"].replace("Z", "+00:00")) for entry in history]
     figure, axes = pyplot.subplots(figsize=(10, 4.2), dpi=110)
     for subject in subjects:
@@ -76,10 +108,17 @@ def _rows(results):
 
 
 HEADERS = ("direction", "port", "cable", "Gbit/s", "repeats", "floor", "verdict")
+ALLSUM_HEADERS = ("backend", "bytes", "latency (us)", "bus GB/s", "algorithm GB/s", "sum")
+
+
+def _allsum_rows(results):
+    return [(r["backend"], str(r["bytes"]), "%.1f" % r["latency_us"], "%.3f" % r["bus_gbytes_per_s"],
+             "%.3f" % r["algo_gbytes_per_s"], "right" if r["ok"] else "WRONG") for r in results]
 
 
 def render_html(document, images):
     links = document["suites"]["links"]
+    allsum_image = any(name == "allsum.png" for name, _caption in images)
     esc = html.escape
     parts = ["<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>Mac cluster benchmark</title>",
              "<style>body{font-family:-apple-system,Helvetica,Arial,sans-serif;margin:2em;max-width:70em}"
@@ -97,7 +136,7 @@ def render_html(document, images):
     else:
         parts.append("<p>Every cable is at or above its baseline less %s %%.</p>" % document["margin_percent"])
     parts.append("<h2>Links</h2>")
-    for name, caption in images:
+    for name, caption in [image for image in images if image[0] != "allsum.png"]:
         parts.append("<figure><img src='%s' alt='%s'><figcaption>%s</figcaption></figure>" % (
             esc(name), esc(caption), esc(caption)))
     parts.append("<table><tr>%s</tr>" % "".join("<th>%s</th>" % h for h in HEADERS))
@@ -105,6 +144,17 @@ def render_html(document, images):
         parts.append("<tr%s>%s</tr>" % ("" if result["ok"] else " class='low'",
                                         "".join("<td>%s</td>" % esc(cell) for cell in row)))
     parts.append("</table>")
+    allsum = document["suites"].get("allsum")
+    if allsum:
+        parts.append("<h2>all_sum</h2>")
+        if allsum_image:
+            parts.append("<figure><img src='allsum.png' alt='all_sum latency and bus bandwidth'><figcaption>"
+                         "all_sum latency and bus bandwidth per message size and backend</figcaption></figure>")
+        parts.append("<table><tr>%s</tr>" % "".join("<th>%s</th>" % h for h in ALLSUM_HEADERS))
+        for row, result in zip(_allsum_rows(allsum["results"]), allsum["results"]):
+            parts.append("<tr%s>%s</tr>" % ("" if result["ok"] else " class='low'",
+                                            "".join("<td>%s</td>" % esc(cell) for cell in row)))
+        parts.append("</table>")
     parts.append("<p>Baselines: %s. Machine-readable results: <a href='benchmark.json'>benchmark.json</a>, "
                  "history: <a href='history.jsonl'>history.jsonl</a>.</p>" % esc(
                      "; ".join("%s %s Gbit/s (%s)" % (kind, value.get("gbps"), value.get("source", ""))
@@ -128,6 +178,10 @@ def render_markdown(document, images):
     lines.extend("![%s](%s)" % (caption, name) for name, caption in images)
     lines.extend(["", "| %s |" % " | ".join(HEADERS), "|%s" % ("---|" * len(HEADERS))])
     lines.extend("| %s |" % " | ".join(row) for row in _rows(links["results"]))
+    allsum = document["suites"].get("allsum")
+    if allsum:
+        lines.extend(["", "## all_sum", "", "| %s |" % " | ".join(ALLSUM_HEADERS), "|%s" % ("---|" * len(ALLSUM_HEADERS))])
+        lines.extend("| %s |" % " | ".join(row) for row in _allsum_rows(allsum["results"]))
     return "\n".join(lines) + "\n"
 
 
@@ -137,6 +191,10 @@ def write_report(dest, document, history):
     if document["suites"]["links"]["results"]:
         plot_links(document["suites"]["links"]["results"], os.path.join(dest, "links.png"))
         images.append(("links.png", "Bandwidth per cable and direction"))
+    allsum = document["suites"].get("allsum")
+    if allsum and allsum["results"]:
+        plot_allsum(allsum["results"], os.path.join(dest, "allsum.png"))
+        images.append(("allsum.png", "all_sum latency and bus bandwidth"))
     if len(history) >= 2:
         plot_history(history, os.path.join(dest, "history.png"))
         images.append(("history.png", "Bandwidth over the runs of the history"))

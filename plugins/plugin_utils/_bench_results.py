@@ -13,6 +13,7 @@ __metaclass__ = type
 import statistics
 
 from ansible_collections.macops.cluster.plugins.module_utils._problems import problem
+from ansible_collections.macops.cluster.plugins.plugin_utils._bench_allsum import allsum_measurements, allsum_results
 from ansible_collections.macops.cluster.plugins.plugin_utils._topology_common import (
     TB5_LINK_GBPS,
     is_port_next_to_ethernet,
@@ -145,8 +146,21 @@ def tool_versions(tests, given):
     return versions
 
 
-def build_document(run, hosts, plan, tests, macs, baselines, margin_percent, settings, versions, expected_kind="tb5"):
-    links, problems = link_results(plan, tests, macs, baselines, margin_percent, expected_kind)
+def build_document(run, hosts, plan, tests, macs, baselines, margin_percent, settings, versions, expected_kind="tb5",
+                   allsum_runs=None, allsum_settings=None):
+    # The links suite is judged only when it ran (a run with --tags allsum measures no cable).
+    if "links" in (run.get("suites") or ["links"]):
+        links, problems = link_results(plan, tests, macs, baselines, margin_percent, expected_kind)
+    else:
+        links, problems = [], []
+    suites = {"links": {"settings": settings, "rounds": len(plan["rounds"]), "one_at_a_time": plan["one_at_a_time"],
+                        "results": links}}
+    found = measurements(links)
+    if allsum_runs:
+        results, allsum_problems = allsum_results(allsum_runs, hosts[0] if hosts else None)
+        suites["allsum"] = {"settings": allsum_settings or {}, "backends": sorted(allsum_runs), "results": results}
+        found += allsum_measurements(results)
+        problems += allsum_problems
     return {
         "$schema": SCHEMA_ID,
         "schema_version": SCHEMA_VERSION,
@@ -156,15 +170,22 @@ def build_document(run, hosts, plan, tests, macs, baselines, margin_percent, set
         "baselines": baselines,
         "expected_cable": expected_kind,
         "margin_percent": margin_percent,
-        "suites": {"links": {"settings": settings, "rounds": len(plan["rounds"]),
-                             "one_at_a_time": plan["one_at_a_time"], "results": links}},
-        "measurements": measurements(links),
+        "suites": suites,
+        "measurements": found,
         "problems": problems,
     }
 
 
 def history_entry(document):
-    """One line of the history: when, and each measurement's value."""
+    """One line of the history: when, and each measurement's value and unit, by name and subject."""
+    measured = document["measurements"]
     return {"run_id": document["run"]["id"], "finished": document["run"]["finished"],
-            "values": dict((m["subject"], m["value"]) for m in document["measurements"]),
-            "unit": "Gbit/s", "problems": len(document["problems"])}
+            "values": dict((_history_key(m), m["value"]) for m in measured),
+            "units": dict((_history_key(m), m["unit"]) for m in measured), "problems": len(document["problems"])}
+
+
+def _history_key(measurement):
+    # The links suite's subjects stay as they were in the first history lines (cable and direction).
+    if measurement["suite"] == "links":
+        return measurement["subject"]
+    return "%s %s" % (measurement["name"], measurement["subject"])

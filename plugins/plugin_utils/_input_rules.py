@@ -443,14 +443,23 @@ def benchmark(params, context):
     found = _at_least(params, context, [
         ("benchmark_links_seconds", 1, "seconds per test"), ("benchmark_links_omit_seconds", 0, "seconds"),
         ("benchmark_links_streams", 1, "streams"), ("benchmark_links_repeats", 1, "tests per cable"),
-        ("benchmark_links_port", 1024, "an unprivileged TCP port"), ("benchmark_margin_percent", 0, "percent")])
+        ("benchmark_links_port", 1024, "an unprivileged TCP port"), ("benchmark_margin_percent", 0, "percent"),
+        ("benchmark_allsum_min_bytes", 4, "bytes, one float32"), ("benchmark_allsum_iters", 1, "calls"),
+        ("benchmark_allsum_chain", 1, "calls"), ("benchmark_allsum_warmup", 0, "calls"),
+        ("benchmark_allsum_port", 1024, "an unprivileged TCP port"), ("benchmark_allsum_timeout", 10, "seconds")])
+    low, high = params.get("benchmark_allsum_min_bytes"), params.get("benchmark_allsum_max_bytes")
+    if isinstance(low, int) and isinstance(high, int) and high < low:
+        found.append(_bad(context, "benchmark_allsum_max_bytes", high,
+                          "the size range is upside down: it is below benchmark_allsum_min_bytes (%d)" % low,
+                          "Set benchmark_allsum_max_bytes to %d or more, or lower benchmark_allsum_min_bytes." % low))
     if params.has("benchmark_margin_percent") and params["benchmark_margin_percent"] >= 100:
         found.append(_bad(context, "benchmark_margin_percent", params["benchmark_margin_percent"],
                           "it must be below 100 (100 would accept a cable that carries nothing)",
                           "Set benchmark_margin_percent to a value such as 15."))
-    if params.has("benchmark_links_port") and params["benchmark_links_port"] > 65535:
-        found.append(_bad(context, "benchmark_links_port", params["benchmark_links_port"], "it is not a TCP port",
-                          "Set benchmark_links_port to a port from 1024 to 65535, such as 5201."))
+    for name, example in (("benchmark_links_port", 5201), ("benchmark_allsum_port", 32400)):
+        if params.has(name) and params[name] > 65535:
+            found.append(_bad(context, name, params[name], "it is not a TCP port",
+                              "Set %s to a port from 1024 to 65535, such as %d." % (name, example)))
     links = (params.get("benchmark_baselines") or {}).get("links") or {}
     for kind, value in sorted(links.items() if isinstance(links, dict) else []):
         gbps = value.get("gbps") if isinstance(value, dict) else None

@@ -1,15 +1,16 @@
-"""benchmark.yml's links suite on the shared converged lab (issue 15, acceptance 1, 2 and 5 for links):
+"""benchmark.yml's links and allsum suites on the shared converged lab (issue 15, acceptance 1, 2, 3, 5):
 every cable measured in rounds of disjoint pairs, both directions within 15 % of the lab's shaped rate,
 the document valid against its schema, real plots in the report, a degraded cable (and only it)
 flagged with the TB4 cause, the history growing run by run, bad input refused before any node runs
-anything, and no iperf3 server left on a node."""
+anything, no iperf3 server left on a node, and the all_sum sweep right at every size with its traffic
+on the Thunderbolt cables."""
 import json
 import os
 import subprocess
 
 import pytest
 
-from labtools import HOSTS, INVENTORY, REPO, VENV_BIN, ansible_env, log_lines, maclab, read_json, ssh
+from labtools import HOSTS, INVENTORY, REPO, VENV_BIN, ansible_env, in_netns, log_lines, maclab, read_json, ssh
 
 BENCHMARK = os.path.join(REPO, "benchmark.yml")
 SCHEMA = os.path.join(REPO, "docs", "benchmark.schema.json")
@@ -66,7 +67,9 @@ def test_the_document_validates_against_its_schema(bench):
     jsonschema.validate(bench.first, schema)
     assert bench.first["versions"]["iperf3"].startswith("iperf 3.")
     assert [n["name"] for n in bench.first["cluster"]["nodes"]] == HOSTS
-    assert all(m["unit"] == "Gbit/s" and m["repeats"] for m in bench.first["measurements"])
+    assert all(m["unit"] == {"links": "Gbit/s", "allsum": "us" if m["name"] == "allsum_latency" else "GB/s"}[m["suite"]]
+               and m["repeats"] for m in bench.first["measurements"])
+    assert {m["suite"] for m in bench.first["measurements"]} == {"links", "allsum"}
 
 
 def test_the_report_holds_real_plots_a_person_can_open(bench):
@@ -80,7 +83,8 @@ def test_the_report_holds_real_plots_a_person_can_open(bench):
     with open(os.path.join(bench.report_dir, "index.html")) as handle:
         page = handle.read()
     assert "<img src='links.png'" in page and "benchmark.json" in page
-    assert page.count("<tr") == 1 + 12
+    links_table, allsum_table = page.split("<h2>all_sum</h2>")
+    assert links_table.count("<tr") == 1 + 12 and allsum_table.count("<tr") == 1 + 6
 
 
 def test_a_degraded_cable_and_only_it_is_flagged_with_the_tb4_cause(bench):
@@ -123,9 +127,58 @@ def test_no_iperf3_server_is_left_on_any_node(bench):
     ({"benchmark_margin_percent": 150}, "benchmark_margin_percent = 150"),
     ({"benchmark_links_seconds": 0}, "benchmark_links_seconds = 0 is refused"),
     ({"benchmark_baselines": {"links": {"tb5": {"gbps": -1}}}}, "benchmark_baselines"),
+    ({"benchmark_allsum_min_bytes": 65536, "benchmark_allsum_max_bytes": 4096},
+     "benchmark_allsum_max_bytes = 4096 is refused: the size range is upside down"),
 ])
 def test_bad_input_fails_before_any_node_runs_anything(bench, extra, words):
     marks = dict((host, len(log_lines(host, "shim.log"))) for host in HOSTS)
     proc = bench("-e", json.dumps(extra), check=False)
     assert proc.returncode != 0 and words in " ".join((proc.stdout + proc.stderr).split())
     assert dict((host, len(log_lines(host, "shim.log"))) for host in HOSTS) == marks
+
+
+def link_bytes():
+    """{host: (Thunderbolt bytes, management bytes)}: sent plus received, from each lab link's counters."""
+    lab = read_json("lab.json")
+    found = {}
+    for host in HOSTS:
+        thunderbolt = [c["a_device"] if c["a"] == host else c["b_device"] for c in lab["cables"] if host in (c["a"], c["b"])]
+        management = read_json("hosts", host, "state.json")["hardware"]["ethernet"]["device"]
+        totals = {}
+        for device in thunderbolt + [management]:
+            counts = [int(in_netns(host, "cat", "/sys/class/net/%s/statistics/%s" % (device, name)))
+                      for name in ("rx_bytes", "tx_bytes")]
+            totals[device] = sum(counts)
+        found[host] = (sum(totals[d] for d in thunderbolt), totals[management])
+    return found
+
+
+def test_allsum_sums_are_right_at_every_size_and_the_ring_crosses_the_thunderbolt_cables(bench):
+    before = link_bytes()
+    proc = bench("--tags", "allsum")
+    after = link_bytes()
+    with open(os.path.join(bench.report_dir, "benchmark.json")) as handle:
+        document = json.load(handle)
+    allsum = document["suites"]["allsum"]
+    assert allsum["backends"] == ["ring"]
+    sizes = [r["bytes"] for r in allsum["results"]]
+    assert sizes == [4096, 16384, 65536, 262144, 1048576, 4194304], sizes
+    assert all(r["ok"] and r["ranks_reported"] == [0, 1, 2, 3] for r in allsum["results"]), allsum["results"]
+    assert all(r["latency_us"] > 0 and r["bus_gbytes_per_s"] > 0 for r in allsum["results"])
+    assert document["problems"] == [] and document["suites"]["links"]["results"] == []
+    # Progress: each size shows as it finishes.
+    assert all("(item=ring, %d bytes)" % size in proc.stdout for size in sizes)
+    # Every rank sends and receives its share of each all_sum over its ring neighbours' cables:
+    # what crossed the Thunderbolt links is the sweep's volume; the management network saw only
+    # SSH and Ansible.
+    settings = allsum["settings"]
+    calls = (settings["warmup"] + settings["iters"]) * settings["chain"]
+    volume = sum(sizes) * calls * 2 * 3 / 4 * len(HOSTS)
+    thunderbolt = sum(after[h][0] - before[h][0] for h in HOSTS)
+    management = sum(after[h][1] - before[h][1] for h in HOSTS)
+    assert thunderbolt > 0.8 * volume, (thunderbolt, volume)
+    assert management < 0.05 * thunderbolt, (management, thunderbolt)
+    jsonschema = pytest.importorskip("jsonschema")
+    with open(SCHEMA) as handle:
+        jsonschema.validate(document, json.load(handle))
+    assert os.path.getsize(os.path.join(bench.report_dir, "allsum.png")) > 5000

@@ -1,7 +1,8 @@
 """Issue 11, acceptance 1 end to end: on the converged lab, one bad value per role (generated from the
 argument specs, so a new role is covered without editing this file) and `-e firewall_state=presnet`
-fail in the first task of site.yml (reboot-cluster.yml for cluster_reboot's variables), naming the
-variable, with changed=0 and not one command run on any simulated Mac."""
+fail in the first task of site.yml (of the operation playbook that runs the role otherwise:
+reboot-cluster.yml, benchmark.yml), naming the variable, with changed=0 and not one command run on
+any simulated Mac."""
 import json
 import os
 import subprocess
@@ -15,10 +16,14 @@ from ansible_collections.macops.cluster.plugins.plugin_utils._inputs import load
 
 SPECS = load_specs(os.path.join(REPO, "roles"))
 FIRST_TASK = {"site.yml": "Check the inventory and every variable before anything connects",
-              "reboot-cluster.yml": "Check the reboot settings"}
-# What may run before it, on the controller only: reboot-cluster.yml's include_role of the role
+              "reboot-cluster.yml": "Check the reboot settings",
+              "benchmark.yml": "Check the benchmark settings"}
+# The roles site.yml does not run, and the playbook that checks their variables first.
+PLAYBOOK_OF = {"cluster_reboot": "reboot-cluster.yml", "benchmark": "benchmark.yml"}
+# What may run before it, on the controller only: the operation playbook's include_role of the role
 # whose first task it is, and Ansible's argument check of the dependency macops.cluster.macops.
-BEFORE_FIRST = ("Check the settings, FileVault and the current boot of every node", "Validating arguments")
+BEFORE_FIRST = ("Check the settings, FileVault and the current boot of every node", "Check every benchmark input",
+                "Validating arguments")
 
 
 def shim_lines():
@@ -59,7 +64,7 @@ def test_every_role_has_a_case():
 
 @pytest.mark.parametrize("role, variable, bad, kind, expected", CASES, ids=[case[0] for case in CASES])
 def test_one_bad_value_per_role_fails_in_the_first_task(playbook, role, variable, bad, kind, expected):
-    name = "reboot-cluster.yml" if role == "cluster_reboot" else "site.yml"
+    name = PLAYBOOK_OF.get(role, "site.yml")
     before = shim_lines()
     proc = playbook(name, {variable: bad})
     assert_refused_before_anything_ran(proc, name, variable, before)

@@ -144,3 +144,9 @@ def test_the_health_report_links_the_latest_benchmark_page():
     assert "Latest benchmark: [../benchmark/index.html](../benchmark/index.html)" in render_markdown(model)
     plain = build_report_model({"mac1": {}}, {}, [], "Mac cluster health", {"playbook": "site.yml"})
     assert "Latest benchmark" not in render_html(plain)
+
+
+def test_a_run_without_the_links_suite_judges_no_cable():
+    run = {"id": "20261201T120000Z", "finished": "2026-12-01T12:00:00Z", "suites": ["allsum"]}
+    doc = build_document(run, HOSTS, links_plan(PLAN, HOSTS), [], MACS, BASELINES, 15.0, {}, {})
+    assert doc["problems"] == [] and doc["suites"]["links"]["results"] == []
