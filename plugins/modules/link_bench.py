@@ -187,7 +187,8 @@ def run_test(module, iperf3, test):
         rc, stdout, stderr = module.run_command(argv)
         parsed = commands.parse(module, _iperf3.parse, stdout) if stdout.strip() else {
             "error": (stderr or "iperf3 exited %d with no output" % rc).strip(), "forward": None, "backward": None}
-        waiting = parsed["error"] and any(words in parsed["error"] for words in NOT_LISTENING)
+        # Not listening yet, or a run that printed nothing (seen once on a busy machine): try again.
+        waiting = not stdout.strip() or (parsed["error"] and any(words in parsed["error"] for words in NOT_LISTENING))
         if not waiting or time.time() >= deadline:
             break
         time.sleep(RETRY_SECONDS)

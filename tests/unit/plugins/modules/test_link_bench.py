@@ -14,10 +14,11 @@ CLIENT = [IPERF3, "-c", "198.19.0.2", "-B", "198.19.0.1", "-p", "5201", "-t", "5
 
 
 class Answers(object):
-    """iperf3 as a Mac answers it: the client refused `refusals` times, then the capture."""
+    """iperf3 as a Mac answers it: the client refused `refusals` times (or silent `silent` times), then the capture."""
 
-    def __init__(self, refusals=0):
+    def __init__(self, refusals=0, silent=0):
         self.refusals = refusals
+        self.silent = silent
         self.calls = []
 
     def get_bin_path(self, name, required=False, opt_dirs=None):
@@ -30,7 +31,10 @@ class Answers(object):
         if args[:2] == ["ps", "-p"]:
             return (0, "/opt/homebrew/bin/iperf3\n", "") if args[2] == "4242" else (0, "sshd\n", "")
         if args[:2] == [IPERF3, "-c"]:
-            if len([c for c in self.calls if c[:2] == [IPERF3, "-c"]]) <= self.refusals:
+            tries = len([c for c in self.calls if c[:2] == [IPERF3, "-c"]])
+            if tries <= self.silent:
+                return (0, "", "")
+            if tries <= self.refusals:
                 return (1, read_fixture("iperf3/refused.json"), "")
             return (0, read_fixture("iperf3/bidir_loopback.json"), "")
         raise AssertionError("unexpected command %r" % (args,))
@@ -98,3 +102,10 @@ def test_absent_stops_only_iperf3_servers_of_its_pid_files(monkeypatch, capsys, 
 def test_a_count_below_one_is_refused(monkeypatch, capsys):
     result, calls = run_module(monkeypatch, capsys, link_bench.main, {"tests": [TEST], "seconds": 0}, Answers())
     assert result["failed"] and "seconds = 0 is refused" in result["msg"] and calls == []
+
+
+def test_a_run_that_prints_nothing_is_tried_again(monkeypatch, capsys):
+    monkeypatch.setattr(link_bench, "RETRY_SECONDS", 0)
+    result, _calls = run_module(monkeypatch, capsys, link_bench.main, {"tests": [TEST]}, Answers(silent=2))
+    (test,) = result["tests"]
+    assert test["attempts"] == 3 and test["error"] is None and test["forward"]["bits_per_second"] > 0
