@@ -17,6 +17,7 @@ from ansible.plugins.action import ActionBase
 
 from ansible_collections.macops.cluster.plugins.plugin_utils._bench_render import write_report
 from ansible_collections.macops.cluster.plugins.plugin_utils._bench_results import build_document, history_entry
+from ansible_collections.macops.cluster.plugins.plugin_utils._report_files import write_file
 
 ARGUMENT_SPEC = dict(
     hosts=dict(type="list", elements="str", required=True),
@@ -34,15 +35,6 @@ ARGUMENT_SPEC = dict(
     dest=dict(type="path", required=True),
     fail_on=dict(type="list", elements="str", default=["error"], choices=["error", "warning"]),
 )
-
-
-def _write(path, data):
-    """Through a temporary file in the same directory, so a reader never sees half a file."""
-    temporary = "%s.%d.tmp" % (path, os.getpid())
-    with open(temporary, "wb") as handle:
-        handle.write(data if isinstance(data, bytes) else data.encode("utf-8"))
-    os.chmod(temporary, 0o644)
-    os.rename(temporary, path)
 
 
 def read_history(path):
@@ -106,12 +98,12 @@ class ActionModule(ActionBase):
             except RuntimeError as exc:
                 raise AnsibleActionFail("benchmark_report: %s" % exc)
             text = json.dumps(document, indent=2, sort_keys=True) + "\n"
-            _write(os.path.join(root, "benchmark.json"), text)
-            _write(os.path.join(root, "runs", "%s.json" % document["run"]["id"]), text)
+            write_file(os.path.join(root, "benchmark.json"), text)
+            write_file(os.path.join(root, "runs", "%s.json" % document["run"]["id"]), text)
             with open(history_path, "a") as handle:
                 handle.write(json.dumps(history[-1], sort_keys=True) + "\n")
-            _write(os.path.join(root, "index.html"), page)
-            _write(os.path.join(root, "README.md"), markdown)
+            write_file(os.path.join(root, "index.html"), page)
+            write_file(os.path.join(root, "README.md"), markdown)
             files += [name for name, _caption in images]
         problems = document["problems"]
         failing = [p for p in problems if p["severity"] in args["fail_on"]]

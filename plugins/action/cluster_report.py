@@ -18,7 +18,7 @@ from ansible.module_utils.common.text.converters import to_text
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.macops.cluster.plugins.plugin_utils._cabling_render import cabling_dot
-from ansible_collections.macops.cluster.plugins.plugin_utils._report_files import report_files
+from ansible_collections.macops.cluster.plugins.plugin_utils._report_files import report_files, write_file
 from ansible_collections.macops.cluster.plugins.plugin_utils._report_inputs import (nodes_from_hostvars,
                                                                                     problems_from_hostvars)
 from ansible_collections.macops.cluster.plugins.plugin_utils._report_model import build_report_model
@@ -47,18 +47,6 @@ def _read(path):
             return to_text(handle.read(), errors="surrogate_or_strict")
     except (IOError, OSError):
         return None
-
-
-def _write(path, text):
-    """Write through a temporary file in the same directory, so a reader never sees half a file."""
-    directory = os.path.dirname(path)
-    if not os.path.isdir(directory):
-        os.makedirs(directory, 0o755)
-    temporary = "%s.%d.tmp" % (path, os.getpid())
-    with open(temporary, "wb") as handle:
-        handle.write(text.encode("utf-8"))
-    os.chmod(temporary, 0o644)
-    os.rename(temporary, path)
 
 
 def render_graphviz(topology, timeout):
@@ -148,7 +136,7 @@ class ActionModule(ActionBase):
             else:
                 diffs.append({"prepared": "%s: %s" % (path, "changed" if before is not None else "created")})
             if not self._task.check_mode:
-                _write(path, files[name])
+                write_file(path, files[name])
         for name in stale:
             path = os.path.join(root, name)
             if os.path.exists(path):

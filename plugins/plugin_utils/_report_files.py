@@ -10,6 +10,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import json
+import os
 
 from ._mlx_hostfiles import hostfile_json
 from ._report_model import HOSTFILE_BACKENDS
@@ -17,6 +18,19 @@ from ._report_render import render_html, render_markdown
 from ._svg_cabling import cabling_svg
 
 GRAPHVIZ_FILE = "cabling-graphviz.svg"
+
+
+def write_file(path, text):
+    """Write text through a temporary file in the same directory (made if missing), so a reader
+    never sees half a file; the reports of cluster_report and benchmark_report both write this way."""
+    directory = os.path.dirname(path)
+    if not os.path.isdir(directory):
+        os.makedirs(directory, 0o755)
+    temporary = "%s.%d.tmp" % (path, os.getpid())
+    with open(temporary, "wb") as handle:
+        handle.write(text.encode("utf-8"))
+    os.chmod(temporary, 0o644)
+    os.rename(temporary, path)
 
 
 def report_json(model):
