@@ -16,13 +16,18 @@ from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.macops.cluster.plugins.plugin_utils._bench_render import write_report
-from ansible_collections.macops.cluster.plugins.plugin_utils._bench_results import build_document, history_entry
+from ansible_collections.macops.cluster.plugins.plugin_utils._bench_results import (
+    build_document,
+    history_entry,
+    with_server_figures,
+)
 from ansible_collections.macops.cluster.plugins.plugin_utils._report_files import write_file
 
 ARGUMENT_SPEC = dict(
     hosts=dict(type="list", elements="str", required=True),
     plan=dict(type="dict", required=True),
     tests=dict(type="list", elements="dict", default=[]),
+    served=dict(type="list", elements="dict", default=[]),
     macs=dict(type="dict", default={}),
     baselines=dict(type="dict", default={}),
     margin_percent=dict(type="float", default=15.0),
@@ -83,7 +88,8 @@ class ActionModule(ActionBase):
             raise AnsibleActionFail("benchmark_report: margin_percent = %s is refused: it must be at least 0 and "
                                     "below 100" % args["margin_percent"])
         now = datetime.datetime.now(datetime.timezone.utc)
-        document = build_document(run_record(args["run"], now), args["hosts"], args["plan"], args["tests"],
+        tests = with_server_figures(args["tests"], args["served"])
+        document = build_document(run_record(args["run"], now), args["hosts"], args["plan"], tests,
                                   args["macs"], args["baselines"], args["margin_percent"], args["settings"],
                                   args["versions"], args["expected_cable"], allsum_by_backend(args["allsum_runs"]),
                                   args["allsum_settings"])

@@ -52,7 +52,14 @@ options:
     type: dict
     required: true
   tests:
-    description: Every test M(macops.cluster.link_bench) returned, of every node.
+    description: Every test M(macops.cluster.link_bench) returned, of every node (its RV(macops.cluster.link_bench#module:tests)).
+    type: list
+    elements: dict
+    default: []
+  served:
+    description:
+      - Every server record M(macops.cluster.link_bench) returned, of every node (its
+        RV(macops.cluster.link_bench#module:served)). A test whose client printed no figures takes its server's.
     type: list
     elements: dict
     default: []
@@ -119,6 +126,7 @@ EXAMPLES = r"""
     hosts: "{{ ansible_play_hosts }}"
     plan: "{{ _benchmark_plan }}"
     tests: "{{ ansible_play_hosts | map('extract', hostvars, '_benchmark_link_tests') | flatten }}"
+    served: "{{ ansible_play_hosts | map('extract', hostvars, '_benchmark_link_served') | flatten }}"
     baselines: "{{ benchmark_baselines }}"
     dest: artifacts/benchmark
   delegate_to: localhost

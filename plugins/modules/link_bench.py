@@ -13,14 +13,18 @@ module: link_bench
 short_description: Measure Thunderbolt cables with iperf3, bound to each cable's own addresses
 version_added: 0.4.0
 description:
-  - Runs one round of the benchmark role's links suite on this node. For each entry of O(serve) it starts a
-    one-off iperf3 server bound to that address (C(iperf3 -s -1 -B ADDRESS -D)); for each entry of O(tests) it
-    runs the iperf3 client from this node's end of the cable to the peer's (C(-B) this end, so the traffic
-    cannot take another route), both directions at once (C(--bidir)) unless O(bidir=false).
-  - The peer's server starts in the same task on the peer, so the client tries again while the server is not
-    listening yet, for up to O(connect_wait) seconds.
-  - A server exits after its one test, or after O(idle_timeout) seconds without one (an interrupted run leaves
-    no server behind). O(state=absent) stops the servers this module started on the node, by their pid files.
+  - Runs one round of the benchmark role's links suite on this node. For each entry of O(serve) it runs a
+    one-off iperf3 server bound to this node's address on that cable (C(iperf3 -s -1 -B ADDRESS -J)); for each
+    entry of O(tests) it runs the iperf3 client from this node's end of the cable to the peer's (C(-B) this end,
+    so the traffic cannot take another route), both directions at once (C(--bidir)) unless O(bidir=false).
+  - The peer's server starts in the same task on the peer, so a client run that ends without a measurement
+    sooner than a test takes (the server is not listening yet, or the client died early) is tried again, for up
+    to O(connect_wait) seconds. A server whose test did not complete starts again for that retry.
+  - Both ends return their figures. A client that measured but printed nothing (iperf3 has been seen to die
+    after a test) loses nothing, since P(macops.cluster.benchmark_report#module) then takes the server's figures.
+  - The servers run in the foreground of the module and end with it, after their one test or when no client
+    came within O(connect_wait) plus the test's duration (C(--idle-timeout)). O(state=absent) stops any server
+    left by an interrupted run, by the pid files the servers write.
 author: macops.cluster team (@macops)
 extends_documentation_fragment:
   - macops.cluster.attributes
@@ -30,7 +34,7 @@ options:
     type: list
     elements: dict
     default: []
-    suboptions:
+    suboptions: &test_fields
       link_id:
         description: The cable's id in the applied plan.
         type: str
@@ -42,30 +46,32 @@ options:
         description: Which repeat of the plan's rounds this test is (returned as it is).
         type: int
       client:
-        description: This node's inventory name (returned as it is).
+        description: The client end's inventory name (returned as it is).
         type: str
       server:
-        description: The peer's inventory name (returned as it is).
+        description: The server end's inventory name (returned as it is).
         type: str
       client_port:
-        description: This node's interface on the cable (returned as it is).
+        description: The client end's interface on the cable (returned as it is).
         type: str
       server_port:
-        description: The peer's interface on the cable (returned as it is).
+        description: The server end's interface on the cable (returned as it is).
         type: str
       client_ip:
-        description: This node's address on the cable.
+        description: The client end's address on the cable.
         type: str
         required: true
       server_ip:
-        description: The peer's address on the cable.
+        description: The server end's address on the cable.
         type: str
         required: true
   serve:
-    description: Addresses of this node to serve one test each on.
+    description:
+      - The cables this node serves a test on, in the same shape as O(tests); the server binds to C(server_ip).
     type: list
-    elements: str
+    elements: dict
     default: []
+    suboptions: *test_fields
   port:
     description: The TCP port of the servers.
     type: int
@@ -90,10 +96,6 @@ options:
     description: Seconds the client tries again while the peer's server is not listening yet.
     type: float
     default: 15
-  idle_timeout:
-    description: Seconds a server waits for its test before it exits (C(iperf3 --idle-timeout)).
-    type: int
-    default: 120
   pid_dir:
     description: Where the servers' pid files go.
     type: path
@@ -114,7 +116,7 @@ EXAMPLES = r"""
 - name: Measure one round of cables
   macops.cluster.link_bench:
     tests: "{{ _round | selectattr('client', 'equalto', inventory_hostname) | list }}"
-    serve: "{{ _round | selectattr('server', 'equalto', inventory_hostname) | map(attribute='server_ip') | list }}"
+    serve: "{{ _round | selectattr('server', 'equalto', inventory_hostname) | list }}"
     seconds: 5
 
 - name: Stop every iperf3 server a benchmark started here
@@ -132,8 +134,16 @@ tests:
   returned: always
   type: list
   elements: dict
+served:
+  description:
+    - One entry per cable of O(serve), its fields from O(serve) plus the server's own figures in the shape of
+      RV(tests) (C(forward) at this end as the receiver, C(backward) at this end as the sender), C(error) and
+      C(starts) (how many times the server started).
+  returned: always
+  type: list
+  elements: dict
 servers:
-  description: The pid files of the servers started (O(state=present)) or stopped (O(state=absent)).
+  description: The pid files of the servers run (O(state=present)) or stopped (O(state=absent)).
   returned: always
   type: list
   elements: str
@@ -142,32 +152,79 @@ servers:
 import glob
 import os
 import signal
+import threading
 import time
 
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.macops.cluster.plugins.module_utils import _iperf3
+from ansible_collections.macops.cluster.plugins.module_utils._parsing import ParseError
 from ansible_collections.macops.cluster.plugins.module_utils import _module_commands as commands
 
 PID_PREFIX = "macops-iperf3-"
-# iperf3's words when nothing listens yet: try again (the peer starts its server in the same task).
-NOT_LISTENING = ("Connection refused", "unable to connect to server")
 RETRY_SECONDS = 0.25
+# A server outlives its client's connect_wait by the test itself and this much slack.
+SERVER_SLACK_SECONDS = 10
 
 
 def pid_file(module, address):
     return os.path.join(module.params["pid_dir"], "%s%s-%d.pid" % (PID_PREFIX, address, module.params["port"]))
 
 
+def server_argv(module, iperf3, address, idle_seconds):
+    return [iperf3, "-s", "-1", "-B", address, "-p", str(module.params["port"]), "-J",
+            "--pidfile", pid_file(module, address), "--idle-timeout", str(max(1, int(idle_seconds)))]
+
+
+def serve_one(module, iperf3, entry, deadline, record):
+    """Serve one cable's test in the foreground, one client connection per server start, and start
+    again after a test that did not complete (a client that died mid-test tries again) until one
+    completes or the deadline passes. The server's own figures are kept: a client that measured
+    and then died before printing them loses nothing."""
+    starts, parsed = 0, None
+    while True:
+        if starts:
+            time.sleep(RETRY_SECONDS)
+        starts += 1
+        clear_stale_pid_file(module, pid_file(module, entry["server_ip"]))
+        try:
+            rc, stdout, stderr = module.run_command(server_argv(module, iperf3, entry["server_ip"],
+                                                                deadline - time.time()),
+                                                    handle_exceptions=False)
+        except OSError as exc:
+            rc, stdout, stderr = 127, "", str(exc)
+        # A one-off server whose idle timeout passes without a client prints nothing.
+        parsed = _parse_or_error(stdout, stderr or ("" if stdout.strip() else "no client connected in time"), rc)
+        if parsed["forward"] or time.time() >= deadline - 1:
+            break
+    record.update(dict(entry, starts=starts, error=parsed["error"], forward=parsed["forward"],
+                       backward=parsed["backward"], iperf3_version=parsed.get("version")))
+
+
 def start_servers(module, iperf3):
-    started = []
-    for address in module.params["serve"]:
-        path = pid_file(module, address)
-        argv = [iperf3, "-s", "-1", "-B", address, "-p", str(module.params["port"]), "-D", "--pidfile", path,
-                "--idle-timeout", str(module.params["idle_timeout"])]
-        commands.run(module, argv)
-        started.append(path)
-    return started
+    """One thread per cable this node serves; the caller joins them after its own tests."""
+    params = module.params
+    deadline = time.time() + params["connect_wait"] + params["seconds"] + params["omit_seconds"] + SERVER_SLACK_SECONDS
+    served, threads = [], []
+    for entry in params["serve"]:
+        record = {}
+        thread = threading.Thread(target=serve_one, args=(module, iperf3, entry, deadline, record))
+        thread.start()
+        served.append(record)
+        threads.append(thread)
+    return served, threads
+
+
+def _parse_or_error(stdout, stderr, rc):
+    """iperf3's JSON parsed; output that is empty or not iperf3's JSON becomes an error, never a crash:
+    the other end's figures may still make the test count."""
+    if stdout.strip():
+        try:
+            return _iperf3.parse(stdout)
+        except ParseError as exc:
+            return {"error": str(exc), "forward": None, "backward": None}
+    return {"error": (stderr.strip() or "iperf3 exited %d and printed nothing" % rc), "forward": None,
+            "backward": None}
 
 
 def client_argv(module, iperf3, test):
@@ -178,18 +235,18 @@ def client_argv(module, iperf3, test):
 
 
 def run_test(module, iperf3, test):
-    """One client run, tried again while the peer's server is not listening; its parsed result."""
+    """One client run, tried again while it ends without measuring sooner than a test takes (the
+    peer's server is not listening yet, or is busy, or the client died early), for up to connect_wait."""
     argv = client_argv(module, iperf3, test)
     deadline = time.time() + module.params["connect_wait"]
     attempts = 0
     while True:
         attempts += 1
+        began = time.time()
         rc, stdout, stderr = module.run_command(argv)
-        parsed = commands.parse(module, _iperf3.parse, stdout) if stdout.strip() else {
-            "error": (stderr or "iperf3 exited %d with no output" % rc).strip(), "forward": None, "backward": None}
-        # Not listening yet, or a run that printed nothing (seen once on a busy machine): try again.
-        waiting = not stdout.strip() or (parsed["error"] and any(words in parsed["error"] for words in NOT_LISTENING))
-        if not waiting or time.time() >= deadline:
+        parsed = _parse_or_error(stdout, stderr, rc)
+        quick = time.time() - began < module.params["seconds"]
+        if parsed["forward"] or not quick or time.time() >= deadline:
             break
         time.sleep(RETRY_SECONDS)
     return dict(test, attempts=attempts, error=parsed["error"], forward=parsed["forward"],
@@ -202,15 +259,30 @@ def is_iperf3(module, pid):
     return rc == 0 and os.path.basename(stdout.strip()) == "iperf3"
 
 
+def read_pid(path):
+    try:
+        with open(path) as handle:
+            return int(handle.read().strip() or 0)
+    except (OSError, ValueError):
+        return 0
+
+
+def clear_stale_pid_file(module, path):
+    """A pid file left by a killed server: iperf3 refuses to start while its pid is alive, and
+    after a while that pid is some other process. A live iperf3's file stays (absent stops it)."""
+    pid = read_pid(path)
+    if os.path.exists(path) and not (pid > 0 and is_iperf3(module, pid)):
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+
+
 def stop_servers(module):
     """SIGTERM to each server of a pid file this module wrote, if it is still iperf3; the files go."""
     stopped = []
     for path in sorted(glob.glob(os.path.join(module.params["pid_dir"], PID_PREFIX + "*.pid"))):
-        try:
-            with open(path) as handle:
-                pid = int(handle.read().strip() or 0)
-        except (OSError, ValueError):
-            pid = 0
+        pid = read_pid(path)
         if pid > 0 and not module.check_mode and is_iperf3(module, pid):
             try:
                 os.kill(pid, signal.SIGTERM)
@@ -225,22 +297,23 @@ def stop_servers(module):
     return stopped
 
 
+TEST_OPTIONS = dict(
+    link_id=dict(type="str", required=True), client_ip=dict(type="str", required=True),
+    server_ip=dict(type="str", required=True), round=dict(type="int"), client=dict(type="str"),
+    server=dict(type="str"), client_port=dict(type="str"), server_port=dict(type="str"), repeat=dict(type="int"))
+
+
 def main():
     module = AnsibleModule(
         argument_spec=dict(
-            tests=dict(type="list", elements="dict", default=[], options=dict(
-                link_id=dict(type="str", required=True), client_ip=dict(type="str", required=True),
-                server_ip=dict(type="str", required=True), round=dict(type="int"), client=dict(type="str"),
-                server=dict(type="str"), client_port=dict(type="str"), server_port=dict(type="str"),
-                repeat=dict(type="int"))),
-            serve=dict(type="list", elements="str", default=[]),
+            tests=dict(type="list", elements="dict", default=[], options=TEST_OPTIONS),
+            serve=dict(type="list", elements="dict", default=[], options=TEST_OPTIONS),
             port=dict(type="int", default=5201),
             seconds=dict(type="int", default=5),
             omit_seconds=dict(type="int", default=1),
             streams=dict(type="int", default=1),
             bidir=dict(type="bool", default=True),
             connect_wait=dict(type="float", default=15),
-            idle_timeout=dict(type="int", default=120),
             pid_dir=dict(type="path", default="/tmp"),
             state=dict(type="str", choices=["present", "absent"], default="present"),
         ),
@@ -254,13 +327,16 @@ def main():
         if params[name] < 1:
             module.fail_json(msg="%s = %d is refused: it must be 1 or more" % (name, params[name]))
     if module.check_mode:
-        module.exit_json(changed=False, servers=[], tests=[dict(t, error=None, forward=None, backward=None)
-                                                           for t in params["tests"]])
+        module.exit_json(changed=False, servers=[], served=[],
+                         tests=[dict(t, error=None, forward=None, backward=None) for t in params["tests"]])
     iperf3 = commands.require_command(module, "iperf3")
-    started = start_servers(module, iperf3)
+    served, threads = start_servers(module, iperf3)
     results = [run_test(module, iperf3, test) for test in params["tests"]]
+    for thread in threads:
+        thread.join()
     # Measuring changes nothing on the node: the servers are gone after their one test.
-    module.exit_json(changed=False, servers=started, tests=results)
+    module.exit_json(changed=False, servers=[pid_file(module, entry["server_ip"]) for entry in params["serve"]],
+                     served=served, tests=results)
 
 
 if __name__ == "__main__":

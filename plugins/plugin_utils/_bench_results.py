@@ -65,6 +65,26 @@ def _median(values):
     return statistics.median(values) if values else None
 
 
+def _test_key(test):
+    return (test.get("link_id"), test.get("repeat"), test.get("round"))
+
+
+def with_server_figures(tests, served):
+    """The client tests, each one that has no figures completed from its server's record of the same
+    cable, repeat and round when the server has them (a client that measured, then died before it
+    printed: the server saw the whole test). `measured_by` says whose figures a test holds."""
+    by_key = {_test_key(record): record for record in served or [] if record.get("forward")}
+    completed = []
+    for test in tests:
+        record = by_key.get(_test_key(test))
+        if test.get("forward") or record is None:
+            completed.append(dict(test, measured_by="client") if test.get("forward") else test)
+            continue
+        completed.append(dict(test, forward=record["forward"], backward=record.get("backward"), error=None,
+                              client_error=test.get("error"), measured_by="server"))
+    return completed
+
+
 def link_results(plan, tests, macs, baselines, margin_percent, expected_kind="tb5"):
     """(results, problems): one result per cable and direction, the median of its repeats, judged
     against the baseline of the cables the cluster is built for (`expected_kind`): a Thunderbolt 4
@@ -90,7 +110,8 @@ def link_results(plan, tests, macs, baselines, margin_percent, expected_kind="tb
         directions = [("forward", cable["a"], cable["b"], cable["a_port"]),
                       ("backward", cable["b"], cable["a"], cable["b_port"])]
         for key, sender, receiver, port in directions:
-            samples = [t[key]["bits_per_second"] / GBIT for t in runs if t.get(key)]
+            measured = [t for t in runs if t.get(key)]
+            samples = [t[key]["bits_per_second"] / GBIT for t in measured]
             if not samples:
                 continue
             gbps = round(_median(samples), 3)
@@ -102,6 +123,7 @@ def link_results(plan, tests, macs, baselines, margin_percent, expected_kind="tb
                 "link_id": cable["link_id"], "from": sender, "to": receiver, "port": port,
                 "direction": "%s->%s" % (sender, receiver), "kind": kind, "speed_gbps": speed,
                 "gbps": gbps, "unit": "Gbit/s", "repeats": [round(s, 3) for s in samples],
+                "measured_by": [t.get("measured_by", "client") for t in measured],
                 "retransmits": sum(retransmits) if retransmits else None,
                 "baseline_gbps": None if baseline is None else baseline["gbps"], "floor_gbps": floor,
                 "ok": not below, "cause": cause,

@@ -51,3 +51,18 @@ def test_a_refused_connection_is_iperf3s_error_not_a_parse_failure():
 def test_what_is_not_iperf3_output_is_refused(text, reason):
     with pytest.raises(ParseError, match=reason):
         parse(text)
+
+
+def test_the_server_end_of_a_test_gives_what_it_received_and_what_it_sent():
+    server = parse(read_fixture("iperf3/server_bidir_cable.json"))
+    client = parse(read_fixture("iperf3/client_bidir_cable.json"))
+    assert (server["side"], client["side"]) == ("server", "client")
+    assert server["error"] is None
+    # client -> server: the server is the receiver, the same figure the client reports.
+    assert server["forward"]["measured_at"] == "receiver"
+    assert server["forward"]["bits_per_second"] == pytest.approx(client["forward"]["bits_per_second"], rel=1e-3)
+    assert server["forward"]["sender_bits_per_second"] is None and server["forward"]["retransmits"] is None
+    # server -> client: only the sender's figure is at this end, within a few per mille of the receiver's.
+    assert server["backward"]["measured_at"] == "sender" and server["backward"]["retransmits"] is not None
+    assert server["backward"]["bits_per_second"] == pytest.approx(client["backward"]["bits_per_second"], rel=0.01)
+    assert client["forward"]["measured_at"] == client["backward"]["measured_at"] == "receiver"

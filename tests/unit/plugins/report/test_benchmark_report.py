@@ -9,7 +9,11 @@ import pytest
 
 from ansible_collections.macops.cluster.plugins.plugin_utils._bench_plan import links_plan
 from ansible_collections.macops.cluster.plugins.plugin_utils._bench_render import write_report
-from ansible_collections.macops.cluster.plugins.plugin_utils._bench_results import build_document, history_entry
+from ansible_collections.macops.cluster.plugins.plugin_utils._bench_results import (
+    build_document,
+    history_entry,
+    with_server_figures,
+)
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
 BASELINES = {"links": {"tb5": {"gbps": 4.0, "source": "the lab's shaping"}, "tb4": {"gbps": 1.0, "source": "lab"}}}
@@ -98,6 +102,25 @@ def test_a_cable_iperf3_could_not_measure_is_an_error_naming_both_ends():
     missing = document(TESTS[:2])
     assert [p["code"] for p in missing["problems"]] == ["bench_link_failed"]
     assert "no test ran" in missing["problems"][0]["message"]
+
+
+def test_a_client_that_measured_and_printed_nothing_takes_its_servers_figures():
+    silent = iperf_test("mac1:en4--mac3:en3", None, None, error="iperf3 exited -11 and printed nothing")
+    served = [dict(iperf_test("mac1:en4--mac3:en3", 0.97, 0.92), starts=1),
+              # another repeat's record of the same cable, and one without figures: neither is taken
+              dict(iperf_test("mac1:en4--mac3:en3", 0.1, 0.1, repeat=1)),
+              dict(iperf_test("mac1:en3--mac2:en3", None, None, error="no client connected in time"))]
+    tests = with_server_figures(TESTS[:2] + [silent], served)
+    assert [t["measured_by"] for t in tests] == ["client", "client", "server"]
+    assert tests[2]["client_error"] == "iperf3 exited -11 and printed nothing" and tests[2]["error"] is None
+    doc = document(tests)
+    assert not [p for p in doc["problems"] if p["code"] == "bench_link_failed"]
+    results = dict((r["direction"], r) for r in doc["suites"]["links"]["results"])
+    assert results["mac1->mac3"]["gbps"] == pytest.approx(0.97) and results["mac1->mac3"]["measured_by"] == ["server"]
+    assert results["mac1->mac2"]["measured_by"] == ["client", "client"]
+    # With no server record either, the cable is still the error it was.
+    alone = document(with_server_figures(TESTS[:2] + [silent], []))
+    assert [p["code"] for p in alone["problems"]].count("bench_link_failed") == 1
 
 
 def test_check_mode_tests_without_results_judge_nothing():
