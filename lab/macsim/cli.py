@@ -4,7 +4,7 @@ import json
 import os
 import sys
 
-from . import faults, lab as labmod, layout, net, profiles, topology
+from . import faults, lab as labmod, layout, net, profiles, testmodel, topology
 
 FAULT_HELP = """\
 cut A B              unplug the cable(s) between A and B
@@ -61,6 +61,15 @@ def _parser():
     recovery = sub.add_parser("recovery", help="reboot HOST into recoveryOS")
     recovery.add_argument("host")
     sub.add_parser("wheels", help="fill .cache/wheelhouse with pip download")
+    model = sub.add_parser("model", help="write the lab's tiny random-weight model (qwen2, mlx-lm loads and "
+                                         "pipelines it) into a directory or onto hosts")
+    where = model.add_mutually_exclusive_group(required=True)
+    where.add_argument("--out", help="a directory on the controller")
+    where.add_argument("--host", action="append", help="a host to place it on (repeat; `all` for every host)")
+    model.add_argument("--path", default="/Users/%s/models/tiny-qwen2" % layout.ADMIN_USER,
+                       help="where on the hosts (under /Users)")
+    for name, value in sorted(testmodel.DEFAULTS.items()):
+        model.add_argument("--" + name.replace("_", "-"), type=int, default=value)
     fault = sub.add_parser("fault", help="inject a fault", formatter_class=argparse.RawDescriptionHelpFormatter,
                            epilog=FAULT_HELP)
     fault.add_argument("kind", choices=sorted(faults.KINDS))
@@ -117,6 +126,15 @@ def main(argv=None):
         elif args.verb == "wheels":
             from . import wheelhouse
             wheelhouse.download()
+        elif args.verb == "model":
+            settings = dict((name, getattr(args, name)) for name in testmodel.DEFAULTS)
+            if args.out:
+                written = testmodel.write(args.out, **settings)
+            else:
+                hosts = [h["name"] for h in labmod.load(paths)["hosts"]] if args.host == ["all"] else args.host
+                written = testmodel.place(paths, hosts, args.path, **settings)
+            print("model: %d layers, %d parameters, %d files" % (written["layers"], written["parameters"],
+                                                                 len(written["files"])))
         elif args.verb == "fault":
             print(faults.apply(paths, args.kind, args.args))
         return 0

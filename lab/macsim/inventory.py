@@ -3,7 +3,7 @@ import os
 import re
 import secrets
 
-from . import layout, topology
+from . import layout, testmodel, topology
 
 INVENTORY_DIR = os.path.join(layout.REPO_ROOT, "inventories", "lab")
 MLX_PACKAGE_SPEC = "mlx[cpu]==0.32.4"
@@ -97,8 +97,18 @@ benchmark_baselines:
 # The lab's MLX is the Linux CPU build, which has no jaccl (RDMA over Thunderbolt is macOS's).
 benchmark_allsum_max_bytes: 4194304
 benchmark_allsum_backends: [ring]
+# The generate suite runs the lab's tiny random-weight qwen2 model, which `maclab up` puts on every
+# host (lab/macsim/testmodel.py), with short prompts: two cores run every rank. Pipelined over ring.
+benchmark_generate_models: ["%(model)s"]
+benchmark_generate_prompt_tokens: 64
+benchmark_generate_generation_tokens: 16
+benchmark_generate_trials: 2
+benchmark_generate_backend: ring
+# exo's own benchmark needs exo's source checkout (bench/exo_bench.py); the lab's exo is a stand-in,
+# so the exo suite is skipped here and says why.
+benchmark_exo_model: tiny-qwen2
 """ % {"index": layout.PACKAGE_INDEX_URL.replace("://", "://maclab:%s@" % secrets.token_urlsafe(12), 1),
-       "controller": layout.CONTROLLER_IP, "mlx": MLX_PACKAGE_SPEC,
+       "controller": layout.CONTROLLER_IP, "mlx": MLX_PACKAGE_SPEC, "model": testmodel.LAB_MODEL_PATH,
        "pool": layout.TB_ADDRESS_POOL, "world": layout.HOST_WORLD_DIR,
        "nodes": ",".join(h["name"] for h in lab["hosts"]),
        "tb5_rate": lab["link_rate"], "tb5_gbps": rate_gbps(lab["link_rate"]),

@@ -8,7 +8,7 @@ import socket
 import subprocess
 import time
 
-from . import hostfs, inventory, layout, net, profiles, statefile, topology, wheelhouse
+from . import hostfs, inventory, layout, net, profiles, statefile, testmodel, topology, wheelhouse
 
 
 class LabError(RuntimeError):
@@ -192,6 +192,8 @@ def up(paths, lab, ssh_timeout=30.0, selfcheck_enabled=True, log=print):
                              statefile.new_volatile(state["boot"]["boottime"] - 60))
         hostfs.build_host_fs(paths, lab, host, password)
         states[name] = state
+    # The owners' downloaded model, on every node: what benchmark.yml's generate suite runs.
+    testmodel.place(paths, [h["name"] for h in lab["hosts"]], testmodel.LAB_MODEL_PATH)
     build_network(lab, states)
     keys = {h["name"]: hostfs.host_public_key(paths, h["name"]) for h in lab["hosts"]}
     inventory.write_ssh_files(paths, lab, keys)

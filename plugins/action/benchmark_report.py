@@ -37,6 +37,11 @@ ARGUMENT_SPEC = dict(
     run=dict(type="dict", default={}),
     allsum_runs=dict(type="list", elements="dict", default=[]),
     allsum_settings=dict(type="dict", default={}),
+    generate_runs=dict(type="list", elements="dict", default=[]),
+    generate_settings=dict(type="dict", default={}),
+    exo_run=dict(type="dict", default={}),
+    exo_skipped=dict(type="str", default=""),
+    exo_settings=dict(type="dict", default={}),
     dest=dict(type="path", required=True),
     fail_on=dict(type="list", elements="str", default=["error"], choices=["error", "warning"]),
 )
@@ -68,6 +73,24 @@ def allsum_by_backend(runs):
     return grouped
 
 
+def generate_outputs(runs):
+    """[(run, {rc, stdout, stderr})] from the generate task's loop results (item: the planned run)."""
+    return [(run["item"], {"rc": run.get("rc", 1), "stdout": run.get("stdout", ""),
+                           "stderr": run.get("stderr") or run.get("msg", "")})
+            for run in runs if not run.get("skipped") and isinstance(run.get("item"), dict)]
+
+
+def exo_suite(args):
+    """The exo suite's input to the document: skipped with its reason, run, or not asked for."""
+    run = args["exo_run"]
+    if args["exo_skipped"]:
+        return {"skipped": args["exo_skipped"], "settings": args["exo_settings"]}
+    if run and not run.get("skipped"):
+        return {"output": {"rc": run.get("rc", 1), "stdout": run.get("stdout", ""),
+                           "stderr": run.get("stderr") or run.get("msg", "")}, "settings": args["exo_settings"]}
+    return None
+
+
 def run_record(given, now):
     record = dict(given)
     record.setdefault("finished", now.strftime("%Y-%m-%dT%H:%M:%SZ"))
@@ -92,7 +115,8 @@ class ActionModule(ActionBase):
         document = build_document(run_record(args["run"], now), args["hosts"], args["plan"], tests,
                                   args["macs"], args["baselines"], args["margin_percent"], args["settings"],
                                   args["versions"], args["expected_cable"], allsum_by_backend(args["allsum_runs"]),
-                                  args["allsum_settings"])
+                                  args["allsum_settings"], generate_outputs(args["generate_runs"]),
+                                  args["generate_settings"], exo_suite(args))
         root = os.path.realpath(args["dest"])
         history_path = os.path.join(root, "history.jsonl")
         history = read_history(history_path) + [history_entry(document)]

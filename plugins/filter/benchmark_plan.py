@@ -16,6 +16,8 @@ description:
   - No node is in two tests of one round, and there are as few rounds as the search finds (at best the most
     cables at one node), an edge colouring of the cabling; a full mesh of 4 takes 3 rounds, a ring of 8 takes 2.
   - In each test the end whose inventory name sorts first is the iperf3 client.
+  - With O(models), it also plans the generate suite's runs, and each model missing on a node (no C(config.json) in the
+    node facts' O(model_files)) is a problem found before any suite runs.
 positional: _input, hosts, repeats, allsum_min_bytes, allsum_max_bytes
 options:
   _input:
@@ -38,6 +40,28 @@ options:
     description: The all_sum sweep's largest message; the sizes go up 4 times from the smallest.
     type: int
     default: 67108864
+  models:
+    description: The generate suite's model directories (the same path on every node).
+    type: list
+    elements: str
+    default: []
+  model_files:
+    description:
+      - Each node's C(files) from M(macops.cluster.node_facts) (host, then path, then C(exists) and C(json)), which
+        holds each model's C(config.json).
+    type: dict
+    default: {}
+  generate_backend:
+    description: The MLX backend of the pipelined run (null when no hostfile offers one).
+    type: str
+  generate_single:
+    description: Plan each model's run on the first node alone.
+    type: bool
+    default: true
+  generate_pipeline:
+    description: Plan each model's run pipelined across every node.
+    type: bool
+    default: true
 """
 
 EXAMPLES = r"""
@@ -56,6 +80,10 @@ _value:
     - C(schedule), the rounds O(repeats) times, each test with its C(repeat).
     - C(one_at_a_time), the number of tests one cable at a time would take.
     - C(allsum_sizes), the all_sum sweep's message sizes in bytes.
+    - C(generate), the generate suite's runs (C(model), C(name), C(model_type), C(layers), C(nodes), C(hosts),
+      C(pipeline), C(backend)), in order.
+    - C(problems), what stops the generate suite before anything runs (C(bench_model_missing) and
+      C(bench_generate_failed) in the problem catalogue's shape).
   type: dict
 """
 
@@ -63,18 +91,36 @@ from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
 
+from ansible_collections.macops.cluster.plugins.plugin_utils._bench_generate import generate_plan
 from ansible_collections.macops.cluster.plugins.plugin_utils._bench_plan import PlanError, allsum_sizes, links_plan
 
 
-def benchmark_plan(plan, hosts=None, repeats=1, allsum_min_bytes=4096, allsum_max_bytes=67108864):
+def _model_configs(models, model_files):
+    """{host: {model: its config.json's content, or None}} from each node's files facts."""
+    configs = {}
+    for host, files in (model_files or {}).items():
+        files = files if isinstance(files, Mapping) else {}
+        configs[str(host)] = dict(
+            (model, (files.get(model.rstrip("/") + "/config.json") or {}).get("json")) for model in models)
+    return configs
+
+
+def benchmark_plan(plan, hosts=None, repeats=1, allsum_min_bytes=4096, allsum_max_bytes=67108864, models=None,
+                   model_files=None, generate_backend=None, generate_single=True, generate_pipeline=True):
     if not isinstance(plan, Mapping):
         raise AnsibleFilterError("macops.cluster.benchmark_plan: the applied plan's hosts must be a dict, got %s"
                                  % type(plan).__name__)
+    names = None if hosts is None else [str(h) for h in hosts]
+    models = [str(m) for m in models or []]
     try:
-        return dict(links_plan(dict(plan), None if hosts is None else [str(h) for h in hosts], int(repeats)),
-                    allsum_sizes=allsum_sizes(int(allsum_min_bytes), int(allsum_max_bytes)))
+        result = dict(links_plan(dict(plan), names, int(repeats)),
+                      allsum_sizes=allsum_sizes(int(allsum_min_bytes), int(allsum_max_bytes)))
     except PlanError as exc:
         raise AnsibleFilterError("macops.cluster.benchmark_plan: %s" % exc)
+    runs, problems = generate_plan(models, _model_configs(models, model_files), names or sorted(model_files or {}),
+                                   generate_backend or None, bool(generate_single), bool(generate_pipeline))
+    result.update(generate=runs, problems=problems)
+    return result
 
 
 class FilterModule(object):

@@ -355,6 +355,32 @@ REGISTRY = {
         "broken at that size on that backend, whatever its speed.",
         "Check that every node runs the same MLX version (site.yml's input check pins it) and that the "
         "hostfile's addresses are the Thunderbolt ones; report it to MLX with the size and backend."),
+    "bench_model_missing": _code(
+        ERROR, "benchmark",
+        "A model of benchmark_generate_models is not on a node at the path given (no readable config.json "
+        "there); a pipelined run reads the model on every rank, so the generate suite does not start.",
+        "Put the model directory at that path on every node (the same path on each), or correct the path in "
+        "benchmark_generate_models; then run benchmark.yml --tags generate again."),
+    "bench_generate_failed": _code(
+        ERROR, "benchmark",
+        "mlx_lm.benchmark did not finish for a model on one node or pipelined across the nodes, or the "
+        "pipelined run could not be planned (no MLX hostfile, fewer layers than nodes).",
+        "Read the message (mlx_lm.benchmark's last words); check the model loads on one node with "
+        "`mlx_lm.benchmark --model PATH`, that every node runs the same mlx and mlx-lm (site.yml pins them) "
+        "and that site.yml wrote the MLX hostfiles; then run benchmark.yml --tags generate again."),
+    "bench_exo_failed": _code(
+        ERROR, "benchmark",
+        "exo's own benchmark (bench/exo_bench.py) measured no placement of the model: exo is not running on "
+        "every node, the model is not downloaded or does not fit, or exo_bench itself failed.",
+        "Run doctor.yml or site.yml --tags exo (exo healthy on every node, /state lists them all), check that "
+        "the model is in exo's models on every node, then run benchmark.yml --tags exo again; the message "
+        "has exo_bench's last words."),
+    "bench_exo_prefix_cache": _code(
+        WARNING, "benchmark",
+        "exo answered a benchmark request partly or wholly from its prefix cache, although the suite turns "
+        "it off: that placement's prompt speed is not a cold prompt's.",
+        "Run benchmark.yml --tags exo again after restarting exo (sudo launchctl kickstart -k "
+        "system/org.macops.exo), or report it to exo with its version."),
 }
 
 

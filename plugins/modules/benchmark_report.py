@@ -13,14 +13,18 @@ module: benchmark_report
 short_description: Write the benchmark's results, history, plots and report on the controller
 version_added: 0.4.0
 description:
-  - Turns the links suite's iperf3 tests (M(macops.cluster.link_bench)) and the allsum suite's runs into the results
-    document of
-    C(docs/benchmark.schema.json) (version 1) and writes, into O(dest), C(benchmark.json) (the latest run),
-    C(runs/ID.json) (every run), C(history.jsonl) (one line per run, appended), the plots C(links.png),
-    C(allsum.png) and, from the second run on, C(history.png) (drawn with matplotlib), C(index.html) and C(README.md).
+  - Turns the links suite's iperf3 tests (M(macops.cluster.link_bench)), the allsum suite's runs and the generate
+    suite's runs into the results document of C(docs/benchmark.schema.json) (version 1) and writes, into O(dest),
+    C(benchmark.json) (the latest run), C(runs/ID.json) (every run), C(history.jsonl) (one line per run, appended),
+    the plots C(links.png), C(allsum.png), C(generate.png) and, from the second run on, C(history.png) (drawn with
+    matplotlib), C(index.html) and C(README.md).
   - Each all_sum size is the slowest rank's time per call, with the algorithm bandwidth (bytes / time) and the bus
     bandwidth (x 2 (n - 1) / n) in GB/s; a run that did not happen is C(bench_allsum_failed), a wrong sum or a missing
     rank C(bench_allsum_wrong_sum).
+  - The exo run is exo_bench's JSON parsed, one result per placement and size (the mean of its repeats); no
+    placement measured is C(bench_exo_failed), a request served from exo's prefix cache C(bench_exo_prefix_cache).
+  - Each generate run is C(mlx_lm.benchmark)'s text output parsed (its trials and averages of prompt and generation
+    tokens per second and peak memory); a run that printed no averages is C(bench_generate_failed).
   - Each cable and direction is the median of its repeats, judged against the baseline of the cables the cluster
     is built for (O(expected_cable)) less O(margin_percent); one below it is a
     C(bench_link_below_baseline) problem naming the probable cause the node facts show, a cable iperf3 could not
@@ -104,6 +108,32 @@ options:
     default: []
   allsum_settings:
     description: The allsum suite's settings, recorded in the document.
+    type: dict
+    default: {}
+  generate_runs:
+    description:
+      - The generate suite's runs, the loop results of the task that ran C(mlx_lm.benchmark) once per planned run
+        (C(item) is the run P(macops.cluster.benchmark_plan#filter) planned, with C(rc), C(stdout) and C(stderr));
+        none when the suite did not run.
+    type: list
+    elements: dict
+    default: []
+  generate_settings:
+    description: The generate suite's settings, recorded in the document.
+    type: dict
+    default: {}
+  exo_run:
+    description:
+      - The exo suite's run, the result of the task that ran exo's C(bench/exo_bench.py --stdout) (C(rc), C(stdout) with
+        its JSON document, C(stderr)); empty when it did not run.
+    type: dict
+    default: {}
+  exo_skipped:
+    description: Why the exo suite did not run (recorded in the document as the suite's C(skipped)); empty when it ran.
+    type: str
+    default: ""
+  exo_settings:
+    description: The exo suite's settings, recorded in the document.
     type: dict
     default: {}
   dest:

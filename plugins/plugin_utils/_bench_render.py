@@ -4,8 +4,10 @@
 # requirement, imported when a plot is drawn).
 """Draw the benchmark's plots as PNG files and write the pages a person opens.
 
-Plots: bandwidth per cable and direction against its baseline floor (links.png), and each cable's
-bandwidth over the runs of the history (history.png, from the second run on)."""
+Plots: bandwidth per cable and direction against its baseline floor (links.png), all_sum latency
+and bus bandwidth against size (allsum.png), tokens per second per model and node count
+(generate.png), and each cable's bandwidth over the runs of the history (history.png, from the
+second run on)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -50,12 +52,12 @@ def plot_links(results, path):
     pyplot.close(figure)
 
 
-def _bandwidth_subjects(history):
-    """The links suite's subjects (Gbit/s) of the history; early lines have one unit for all."""
+def _subjects(history, unit, prefix=""):
+    """The history's subjects in one unit (early lines have one unit for all), optionally by name prefix."""
     found = set()
     for entry in history:
         units = entry.get("units") or dict((subject, entry.get("unit")) for subject in entry["values"])
-        found.update(subject for subject, unit in units.items() if unit == "Gbit/s")
+        found.update(subject for subject, value in units.items() if value == unit and subject.startswith(prefix))
     return sorted(found)
 
 
@@ -82,19 +84,56 @@ def plot_allsum(results, path):
     pyplot.close(figure)
 
 
-def plot_history(history, path):
-    """One line per cable and direction over the runs of the history."""
+def plot_generate(results, path):
+    """Prompt and generation tokens per second, one group of bars per model, one bar per node count."""
     pyplot = _pyplot()
-    subjects = _bandwidth_subjects(history)
+    rows = [r for r in results if r["ok"]]
+    models = sorted(set(r["name"] for r in rows))
+    counts = sorted(set(r["nodes"] for r in rows))
+    figure, panels = pyplot.subplots(1, 2, figsize=(max(8.0, 2.5 * len(models) + 4), 4.2), dpi=110)
+    width = 0.8 / max(1, len(counts))
+    for axes, key, label in ((panels[0], "prompt_tps", "prompt (tokens/s)"),
+                             (panels[1], "generation_tps", "generation (tokens/s)")):
+        for offset, count in enumerate(counts):
+            values = [next((r[key] for r in rows if r["name"] == model and r["nodes"] == count), 0) or 0
+                      for model in models]
+            positions = [index + offset * width for index in range(len(models))]
+            bars = axes.bar(positions, values, width, label="%d node%s" % (count, "" if count == 1 else "s"))
+            for patch, value in zip(bars, values):
+                axes.annotate("%.1f" % value, (patch.get_x() + patch.get_width() / 2, value), ha="center", va="bottom",
+                              fontsize=7)
+        axes.set_xticks([index + width * (len(counts) - 1) / 2 for index in range(len(models))])
+        axes.set_xticklabels(models, fontsize=8)
+        axes.set_ylabel(label)
+        axes.legend(fontsize=8)
+    panels[0].set_title("Prompt processing")
+    panels[1].set_title("Generation")
+    figure.tight_layout()
+    figure.savefig(path, format="png")
+    pyplot.close(figure)
+
+
+def plot_history(history, path):
+    """One line per cable and direction over the runs of the history; a second panel with each
+    model's generation tokens per second when the history has them."""
+    pyplot = _pyplot()
+    panels = [(subjects, label, title) for subjects, label, title in (
+        (_subjects(history, "Gbit/s"), "TCP bandwidth (Gbit/s)", "Bandwidth per cable and direction, run by run"),
+        (_subjects(history, "tokens/s", "generation_tps "), "generation (tokens/s)", "Generation speed, run by run"))
+        if subjects]
     times = [datetime.datetime.fromisoformat(entry["finished"].replace("Z", "+00:00")) for entry in history]
-    figure, axes = pyplot.subplots(figsize=(10, 4.2), dpi=110)
-    for subject in subjects:
-        points = [(when, entry["values"][subject]) for when, entry in zip(times, history) if subject in entry["values"]]
-        axes.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=subject)
-    axes.set_ylabel("TCP bandwidth (Gbit/s)")
-    axes.set_title("Bandwidth per cable and direction, run by run")
-    if len(subjects) <= 12:
-        axes.legend(fontsize=6, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    figure, axes_list = pyplot.subplots(len(panels) or 1, 1, figsize=(10, 4.2 * max(1, len(panels))), dpi=110,
+                                        squeeze=False)
+    for (subjects, label, title), axes in zip(panels, [row[0] for row in axes_list]):
+        for subject in subjects:
+            points = [(when, entry["values"][subject]) for when, entry in zip(times, history)
+                      if subject in entry["values"]]
+            axes.plot([p[0] for p in points], [p[1] for p in points], marker="o",
+                      label=subject.replace("generation_tps ", ""))
+        axes.set_ylabel(label)
+        axes.set_title(title)
+        if len(subjects) <= 12:
+            axes.legend(fontsize=6, loc="center left", bbox_to_anchor=(1.01, 0.5))
     figure.autofmt_xdate()
     figure.tight_layout()
     figure.savefig(path, format="png")
@@ -114,6 +153,39 @@ ALLSUM_HEADERS = ("backend", "bytes", "latency (us)", "bus GB/s", "algorithm GB/
 def _allsum_rows(results):
     return [(r["backend"], str(r["bytes"]), "%.1f" % r["latency_us"], "%.3f" % r["bus_gbytes_per_s"],
              "%.3f" % r["algo_gbytes_per_s"], "right" if r["ok"] else "WRONG") for r in results]
+
+
+GENERATE_HEADERS = ("model", "nodes", "backend", "prompt tokens/s", "generation tokens/s", "peak memory (GB)",
+                    "trials", "verdict")
+
+
+def _number(value, pattern="%.1f"):
+    return "-" if value is None else pattern % value
+
+
+def _generate_rows(results):
+    return [(r["name"], str(r["nodes"]), "pipeline, %s" % r["backend"] if r["pipeline"] else "one node",
+             _number(r["prompt_tps"]), _number(r["generation_tps"]), _number(r["peak_memory_gb"], "%.3f"),
+             str(len(r["trials"])), "ok" if r["ok"] else "FAILED") for r in results]
+
+
+EXO_HEADERS = ("model", "sharding", "instance", "nodes", "prompt tokens", "generated", "prompt tokens/s",
+               "generation tokens/s", "peak memory (GB)", "repeats")
+
+
+def _exo_rows(results):
+    return [(str(r["model"]), str(r["sharding"]), str(r["instance_meta"]), str(r["nodes"]), str(r["pp_tokens"]),
+             str(r["tg"]), _number(r["prompt_tps"]), _number(r["generation_tps"]), _number(r["peak_memory_gb"], "%.3f"),
+             str(len(r["repeats"]))) for r in results]
+
+
+def _html_table(headers, rows, oks):
+    esc = html.escape
+    parts = ["<table><tr>%s</tr>" % "".join("<th>%s</th>" % h for h in headers)]
+    for row, ok in zip(rows, oks):
+        parts.append("<tr%s>%s</tr>" % ("" if ok else " class='low'", "".join("<td>%s</td>" % esc(c) for c in row)))
+    parts.append("</table>")
+    return "".join(parts)
 
 
 def render_html(document, images):
@@ -136,7 +208,7 @@ def render_html(document, images):
     else:
         parts.append("<p>Every cable is at or above its baseline less %s %%.</p>" % document["margin_percent"])
     parts.append("<h2>Links</h2>")
-    for name, caption in [image for image in images if image[0] != "allsum.png"]:
+    for name, caption in [image for image in images if image[0] not in ("allsum.png", "generate.png")]:
         parts.append("<figure><img src='%s' alt='%s'><figcaption>%s</figcaption></figure>" % (
             esc(name), esc(caption), esc(caption)))
     parts.append("<table><tr>%s</tr>" % "".join("<th>%s</th>" % h for h in HEADERS))
@@ -155,6 +227,25 @@ def render_html(document, images):
             parts.append("<tr%s>%s</tr>" % ("" if result["ok"] else " class='low'",
                                             "".join("<td>%s</td>" % esc(cell) for cell in row)))
         parts.append("</table>")
+    generate = document["suites"].get("generate")
+    if generate:
+        parts.append("<h2>Generation (mlx_lm.benchmark)</h2>")
+        settings = generate.get("settings") or {}
+        parts.append("<p>%s prompt tokens, %s generated tokens, %s trials after one warm-up run.</p>" % (
+            esc(str(settings.get("prompt_tokens", "?"))), esc(str(settings.get("generation_tokens", "?"))),
+            esc(str(settings.get("trials", "?")))))
+        if any(name == "generate.png" for name, _caption in images):
+            parts.append("<figure><img src='generate.png' alt='tokens per second per model and node count'>"
+                         "<figcaption>Tokens per second per model and node count</figcaption></figure>")
+        parts.append(_html_table(GENERATE_HEADERS, _generate_rows(generate["results"]),
+                                 [r["ok"] for r in generate["results"]]))
+    exo = document["suites"].get("exo")
+    if exo:
+        parts.append("<h2>exo (bench/exo_bench.py)</h2>")
+        if exo.get("skipped"):
+            parts.append("<p>Skipped: %s</p>" % esc(exo["skipped"]))
+        else:
+            parts.append(_html_table(EXO_HEADERS, _exo_rows(exo["results"]), [True] * len(exo["results"])))
     parts.append("<p>Baselines: %s. Machine-readable results: <a href='benchmark.json'>benchmark.json</a>, "
                  "history: <a href='history.jsonl'>history.jsonl</a>.</p>" % esc(
                      "; ".join("%s %s Gbit/s (%s)" % (kind, value.get("gbps"), value.get("source", ""))
@@ -182,6 +273,19 @@ def render_markdown(document, images):
     if allsum:
         lines.extend(["", "## all_sum", "", "| %s |" % " | ".join(ALLSUM_HEADERS), "|%s" % ("---|" * len(ALLSUM_HEADERS))])
         lines.extend("| %s |" % " | ".join(row) for row in _allsum_rows(allsum["results"]))
+    generate = document["suites"].get("generate")
+    if generate:
+        lines.extend(["", "## Generation (mlx_lm.benchmark)", "", "| %s |" % " | ".join(GENERATE_HEADERS),
+                      "|%s" % ("---|" * len(GENERATE_HEADERS))])
+        lines.extend("| %s |" % " | ".join(row) for row in _generate_rows(generate["results"]))
+    exo = document["suites"].get("exo")
+    if exo:
+        lines.extend(["", "## exo (bench/exo_bench.py)", ""])
+        if exo.get("skipped"):
+            lines.append("Skipped: %s" % exo["skipped"])
+        else:
+            lines.extend(["| %s |" % " | ".join(EXO_HEADERS), "|%s" % ("---|" * len(EXO_HEADERS))])
+            lines.extend("| %s |" % " | ".join(row) for row in _exo_rows(exo["results"]))
     return "\n".join(lines) + "\n"
 
 
@@ -195,7 +299,11 @@ def write_report(dest, document, history):
     if allsum and allsum["results"]:
         plot_allsum(allsum["results"], os.path.join(dest, "allsum.png"))
         images.append(("allsum.png", "all_sum latency and bus bandwidth"))
+    generate = document["suites"].get("generate")
+    if generate and any(r["ok"] for r in generate["results"]):
+        plot_generate(generate["results"], os.path.join(dest, "generate.png"))
+        images.append(("generate.png", "Tokens per second per model and node count"))
     if len(history) >= 2:
         plot_history(history, os.path.join(dest, "history.png"))
-        images.append(("history.png", "Bandwidth over the runs of the history"))
+        images.append(("history.png", "Bandwidth and generation speed over the runs of the history"))
     return images, render_html(document, images), render_markdown(document, images)

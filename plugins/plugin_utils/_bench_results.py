@@ -14,6 +14,11 @@ import statistics
 
 from ansible_collections.macops.cluster.plugins.module_utils._problems import problem
 from ansible_collections.macops.cluster.plugins.plugin_utils._bench_allsum import allsum_measurements, allsum_results
+from ansible_collections.macops.cluster.plugins.plugin_utils._bench_exo import exo_measurements, exo_results
+from ansible_collections.macops.cluster.plugins.plugin_utils._bench_generate import (
+    generate_measurements,
+    generate_results,
+)
 from ansible_collections.macops.cluster.plugins.plugin_utils._topology_common import (
     TB5_LINK_GBPS,
     is_port_next_to_ethernet,
@@ -169,7 +174,8 @@ def tool_versions(tests, given):
 
 
 def build_document(run, hosts, plan, tests, macs, baselines, margin_percent, settings, versions, expected_kind="tb5",
-                   allsum_runs=None, allsum_settings=None):
+                   allsum_runs=None, allsum_settings=None, generate_runs=None, generate_settings=None, exo=None):
+    """The results document. exo: {output, settings, skipped} of the exo suite, when it was asked for."""
     # The links suite is judged only when it ran (a run with --tags allsum measures no cable).
     if "links" in (run.get("suites") or ["links"]):
         links, problems = link_results(plan, tests, macs, baselines, margin_percent, expected_kind)
@@ -183,6 +189,20 @@ def build_document(run, hosts, plan, tests, macs, baselines, margin_percent, set
         suites["allsum"] = {"settings": allsum_settings or {}, "backends": sorted(allsum_runs), "results": results}
         found += allsum_measurements(results)
         problems += allsum_problems
+    if generate_runs:
+        results, generate_problems = generate_results([run for run, _output in generate_runs],
+                                                      [output for _run, output in generate_runs],
+                                                      hosts[0] if hosts else None)
+        suites["generate"] = {"settings": generate_settings or {}, "results": results}
+        found += generate_measurements(results)
+        problems += generate_problems
+    if exo and exo.get("skipped"):
+        suites["exo"] = {"settings": exo.get("settings") or {}, "skipped": exo["skipped"], "results": []}
+    elif exo and exo.get("output"):
+        results, exo_problems = exo_results(exo["output"], hosts[0] if hosts else None)
+        suites["exo"] = {"settings": exo.get("settings") or {}, "skipped": None, "results": results}
+        found += exo_measurements(results)
+        problems += exo_problems
     return {
         "$schema": SCHEMA_ID,
         "schema_version": SCHEMA_VERSION,

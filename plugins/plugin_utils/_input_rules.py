@@ -446,7 +446,16 @@ def benchmark(params, context):
         ("benchmark_links_port", 1024, "an unprivileged TCP port"), ("benchmark_margin_percent", 0, "percent"),
         ("benchmark_allsum_min_bytes", 4, "bytes, one float32"), ("benchmark_allsum_iters", 1, "calls"),
         ("benchmark_allsum_chain", 1, "calls"), ("benchmark_allsum_warmup", 0, "calls"),
-        ("benchmark_allsum_port", 1024, "an unprivileged TCP port"), ("benchmark_allsum_timeout", 10, "seconds")])
+        ("benchmark_allsum_port", 1024, "an unprivileged TCP port"), ("benchmark_allsum_timeout", 10, "seconds"),
+        ("benchmark_generate_prompt_tokens", 1, "tokens"), ("benchmark_generate_generation_tokens", 1, "tokens"),
+        ("benchmark_generate_trials", 1, "trials"), ("benchmark_generate_port", 1024, "an unprivileged TCP port"),
+        ("benchmark_generate_timeout", 10, "seconds"), ("benchmark_exo_repeat", 1, "repeats"),
+        ("benchmark_exo_warmup", 0, "requests"), ("benchmark_exo_timeout", 10, "seconds")])
+    for name in [n for n in ("benchmark_exo_pp", "benchmark_exo_tg") if params.has(n)]:
+        values = params.get(name) or []
+        if not values or any(value < 1 for value in values if isinstance(value, int)):
+            found.append(_bad(context, name, values, "it must list one or more token counts, each 1 or more",
+                              "Set %s to a list such as [%d]." % (name, 512 if name.endswith("pp") else 128)))
     low, high = params.get("benchmark_allsum_min_bytes"), params.get("benchmark_allsum_max_bytes")
     if isinstance(low, int) and isinstance(high, int) and high < low:
         found.append(_bad(context, "benchmark_allsum_max_bytes", high,
@@ -456,7 +465,13 @@ def benchmark(params, context):
         found.append(_bad(context, "benchmark_margin_percent", params["benchmark_margin_percent"],
                           "it must be below 100 (100 would accept a cable that carries nothing)",
                           "Set benchmark_margin_percent to a value such as 15."))
-    for name, example in (("benchmark_links_port", 5201), ("benchmark_allsum_port", 32400)):
+    for path in params.get("benchmark_generate_models") or []:
+        if not isinstance(path, str) or not path.startswith("/"):
+            found.append(_bad(context, "benchmark_generate_models", path,
+                              "each entry must be an absolute path to a model directory, the same on every node",
+                              "Give the directory's full path, such as /Users/admin/models/Qwen3-30B-A3B-4bit."))
+    for name, example in (("benchmark_links_port", 5201), ("benchmark_allsum_port", 32400),
+                          ("benchmark_generate_port", 32500)):
         if params.has(name) and params[name] > 65535:
             found.append(_bad(context, name, params[name], "it is not a TCP port",
                               "Set %s to a port from 1024 to 65535, such as %d." % (name, example)))

@@ -1,9 +1,10 @@
-"""benchmark.yml's links and allsum suites on the shared converged lab (issue 15, acceptance 1, 2, 3, 5):
-every cable measured in rounds of disjoint pairs, both directions within 15 % of the lab's shaped rate,
-the document valid against its schema, real plots in the report, a degraded cable (and only it)
-flagged with the TB4 cause, the history growing run by run, bad input refused before any node runs
-anything, no iperf3 server left on a node, and the all_sum sweep right at every size with its traffic
-on the Thunderbolt cables."""
+"""benchmark.yml's links, allsum and generate suites on the shared converged lab (issue 15, acceptance
+1 to 5): every cable measured in rounds of disjoint pairs, both directions within 15 % of the lab's
+shaped rate, the document valid against its schema, real plots in the report, a degraded cable (and
+only it) flagged with the TB4 cause, the history growing run by run, bad input refused before any node
+runs anything, no iperf3 server left on a node, the all_sum sweep right at every size with its traffic
+on the Thunderbolt cables, and mlx_lm.benchmark on the lab's tiny model on one node and pipelined
+across the four."""
 import json
 import os
 import subprocess
@@ -67,9 +68,11 @@ def test_the_document_validates_against_its_schema(bench):
     jsonschema.validate(bench.first, schema)
     assert bench.first["versions"]["iperf3"].startswith("iperf 3.")
     assert [n["name"] for n in bench.first["cluster"]["nodes"]] == HOSTS
-    assert all(m["unit"] == {"links": "Gbit/s", "allsum": "us" if m["name"] == "allsum_latency" else "GB/s"}[m["suite"]]
-               and m["repeats"] for m in bench.first["measurements"])
-    assert {m["suite"] for m in bench.first["measurements"]} == {"links", "allsum"}
+    units = {"links": "Gbit/s", "allsum_latency": "us", "allsum_bus_bandwidth": "GB/s", "peak_memory": "GB",
+             "prompt_tps": "tokens/s", "generation_tps": "tokens/s"}
+    assert all(m["unit"] == units.get(m["name"], units.get(m["suite"])) and m["repeats"]
+               for m in bench.first["measurements"])
+    assert {m["suite"] for m in bench.first["measurements"]} == {"links", "allsum", "generate"}
 
 
 def test_the_report_holds_real_plots_a_person_can_open(bench):
@@ -83,14 +86,58 @@ def test_the_report_holds_real_plots_a_person_can_open(bench):
     with open(os.path.join(bench.report_dir, "index.html")) as handle:
         page = handle.read()
     assert "<img src='links.png'" in page and "benchmark.json" in page
-    links_table, allsum_table = page.split("<h2>all_sum</h2>")
+    links_table, rest = page.split("<h2>all_sum</h2>")
+    allsum_table, generate_table = rest.split("<h2>Generation (mlx_lm.benchmark)</h2>")
     assert links_table.count("<tr") == 1 + 12 and allsum_table.count("<tr") == 1 + 6
+    assert generate_table.count("<tr") == 1 + 2 and "<img src='generate.png'" in generate_table
+    pixels = image.imread(os.path.join(bench.report_dir, "generate.png"))
+    assert pixels.shape[1] > 400 and pixels[..., :3].std() > 0.05
+
+
+def test_the_pipelined_generate_run_works_across_the_four_nodes(bench):
+    generate = bench.first["suites"]["generate"]
+    one, pipelined = generate["results"]
+    assert (one["nodes"], one["pipeline"], one["hosts"]) == (1, False, ["mac1"])
+    assert (pipelined["nodes"], pipelined["pipeline"], pipelined["backend"], pipelined["hosts"]) == (4, True, "ring",
+                                                                                                   HOSTS)
+    for result in (one, pipelined):
+        assert result["ok"] and result["model"] == "/Users/admin/models/tiny-qwen2" and result["layers"] == 8
+        assert result["generation_tps"] > 0 and result["prompt_tps"] > 0 and result["peak_memory_gb"] >= 0
+        assert (result["prompt_tokens"], result["generation_tokens"], len(result["trials"])) == (64, 16, 2)
+    # Progress per model and node count, and nothing of MLX left running on a node.
+    out = bench.first_proc.stdout
+    assert "tiny-qwen2 on 1 node(s)" in out and "tiny-qwen2 on 4 node(s) (pipeline, ring)" in out
+    procs = subprocess.run(["ps", "-eo", "args"], stdout=subprocess.PIPE, universal_newlines=True).stdout
+    assert [line for line in procs.splitlines() if "generate_bench.py" in line or "mlx.launch" in line] == []
+
+
+def test_the_exo_suite_is_skipped_in_the_lab_with_its_reason_printed(bench):
+    exo = bench.first["suites"]["exo"]
+    assert exo["results"] == [] and "bench/exo_bench.py is not at /opt/macops/exo/bench/exo_bench.py on mac1" in (
+        exo["skipped"])
+    assert "exo suite skipped: " in bench.first_proc.stdout and "exo_install_method: source" in bench.first_proc.stdout
+
+
+def test_a_model_missing_on_a_node_stops_the_run_before_any_suite(bench):
+    marks = dict((host, len(log_lines(host, "shim.log"))) for host in HOSTS)
+    missing = "/Users/admin/models/not-there"
+    proc = bench("-e", json.dumps({"benchmark_generate_models": [missing]}), check=False)
+    text = " ".join(proc.stdout.split())
+    assert proc.returncode != 0 and "bench_model_missing" in text and missing in text
+    # One problem per node, each naming its host.
+    assert text.count('"code": "bench_model_missing"') == len(HOSTS), text[-3000:]
+    # Only the read-only node read ran: no install, no iperf3, no MLX, nothing changed.
+    for host in HOSTS:
+        commands = [json.dumps(line) for line in log_lines(host, "shim.log")[marks[host]:]]
+        assert not [c for c in commands if "brew" in c or "launchctl" in c], (host, commands)
+    assert "Measure this round's cables" not in proc.stdout and "Sweep all_sum" not in proc.stdout
+    assert "changed=0" in proc.stdout and "changed=1" not in proc.stdout
 
 
 def test_a_degraded_cable_and_only_it_is_flagged_with_the_tb4_cause(bench):
     maclab("fault", "degrade", "mac2", "mac3")
     try:
-        proc = bench()
+        proc = bench("-e", json.dumps({"benchmark_suites": ["links"]}))
     finally:
         maclab("fault", "clear")
     with open(os.path.join(bench.report_dir, "benchmark.json")) as handle:
@@ -114,6 +161,22 @@ def test_a_degraded_cable_and_only_it_is_flagged_with_the_tb4_cause(bench):
     assert len(os.listdir(os.path.join(bench.report_dir, "runs"))) == len(history)
 
 
+def test_check_mode_plans_every_suite_and_runs_and_writes_nothing(bench):
+    report = os.path.join(bench.report_dir, "benchmark.json")
+    before = os.stat(report).st_mtime_ns
+    marks = dict((host, len(log_lines(host, "exec.log"))) for host in HOSTS)
+    proc = bench("--check")
+    assert os.stat(report).st_mtime_ns == before
+    assert "changed=0" in proc.stdout and "changed=1" not in proc.stdout
+    # The rounds are planned and listed, and neither iperf3 nor MLX ran on any node.
+    assert proc.stdout.count("TASK [macops.cluster.benchmark : Measure this round's cables with iperf3") == 3
+    for host in HOSTS:
+        ran = [line["argv"] for line in log_lines(host, "exec.log")[marks[host]:]]
+        measured = [argv for argv in ran if os.path.basename(argv[0]) in ("iperf3", "mlx.launch")
+                    or any(arg.endswith(("generate_bench.py", "allsum_bench.py")) for arg in argv[1:2])]
+        assert measured == [], (host, measured)
+
+
 def test_no_iperf3_server_is_left_on_any_node(bench):
     procs = subprocess.run(["ps", "-eo", "args"], stdout=subprocess.PIPE, universal_newlines=True).stdout
     assert [line for line in procs.splitlines() if "iperf3 -s" in line] == []
@@ -129,6 +192,8 @@ def test_no_iperf3_server_is_left_on_any_node(bench):
     ({"benchmark_baselines": {"links": {"tb5": {"gbps": -1}}}}, "benchmark_baselines"),
     ({"benchmark_allsum_min_bytes": 65536, "benchmark_allsum_max_bytes": 4096},
      "benchmark_allsum_max_bytes = 4096 is refused: the size range is upside down"),
+    ({"benchmark_generate_models": ["models/tiny-qwen2"]}, "benchmark_generate_models = 'models/tiny-qwen2' is refused"),
+    ({"benchmark_generate_trials": 0}, "benchmark_generate_trials = 0 is refused"),
 ])
 def test_bad_input_fails_before_any_node_runs_anything(bench, extra, words):
     marks = dict((host, len(log_lines(host, "shim.log"))) for host in HOSTS)

@@ -21,6 +21,10 @@ NOT_SECRET = {
     "sudoers_commands": "commands that sudo runs without asking for a password",
     "sudoers_extra_commands": "more such commands",
     "node_files.files.content": "a file's text; the tasks that write secrets with it are no_log (checked below)",
+    "benchmark_generate_prompt_tokens": "a count of a model's tokens (text pieces), not a credential",
+    "benchmark_generate_generation_tokens": "a count of a model's tokens, not a credential",
+    "benchmark_exo_pp": "prompt sizes in a model's tokens, not credentials",
+    "benchmark_exo_tg": "generation lengths in a model's tokens, not credentials",
 }
 
 

@@ -14,6 +14,7 @@ from module_harness import run_module
 
 from ansible_collections.macops.cluster.plugins.module_utils import _networksetup, _sudo_rules, _system_profiler
 from ansible_collections.macops.cluster.plugins.module_utils._parsing import ParseError
+from ansible_collections.macops.cluster.plugins.plugin_utils import _bench_exo, _bench_generate
 from ansible_collections.macops.cluster.plugins.modules import (
     link_bench,
     mac_state,
@@ -118,6 +119,12 @@ PARSER_ONLY = {
     "system_profiler/studio_hardware_lower_case_cores.txt": _system_profiler.parse_hardware_text,
     # The sudoers role reads `sudo -n -l` raw and audits it on the controller (sudo_rule_problems).
     "sudo/list_default_rules_lab.txt": _sudo_rules.parse_listing,
+    # The benchmark role's runs are parsed on the controller by the benchmark_report action.
+    "mlx_lm_benchmark/one_node.txt": _bench_generate.parse_benchmark_output,
+    "mlx_lm_benchmark/pipeline_4_ranks.txt": _bench_generate.parse_benchmark_output,
+    "mlx_lm_benchmark/pipeline_peer_lost.txt": _bench_generate.parse_benchmark_output,
+    "exo_bench/two_placements.json": _bench_exo.parse_exo_bench,
+    "exo_bench/no_placement.json": _bench_exo.parse_exo_bench,
 }
 MODULES = (link_bench, mac_state, pf_status, pmset, rdma_status, system_profiler, tb_link_check, tb_network)
 

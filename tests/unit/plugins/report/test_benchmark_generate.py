@@ -1,0 +1,136 @@
+"""The generate suite: mlx_lm.benchmark's text parsed from real captures, the runs planned from the node
+facts (a model missing on a node is found before any suite), each run judged, its figures in the
+document, the schema and the report's plot."""
+import copy
+import json
+import os
+
+import pytest
+from fixture_files import read_fixture
+
+from ansible_collections.macops.cluster.plugins.filter.benchmark_plan import benchmark_plan
+from ansible_collections.macops.cluster.plugins.plugin_utils._bench_generate import (
+    generate_plan,
+    generate_results,
+    parse_benchmark_output,
+)
+from ansible_collections.macops.cluster.plugins.plugin_utils._bench_plan import links_plan
+from ansible_collections.macops.cluster.plugins.plugin_utils._bench_render import write_report
+from ansible_collections.macops.cluster.plugins.plugin_utils._bench_results import build_document
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
+HOSTS = ["mac1", "mac2", "mac3", "mac4"]
+MODEL = "/Users/admin/models/tiny-qwen2"
+CONFIG = {"model_type": "qwen2", "num_hidden_layers": 8, "hidden_size": 64}
+
+
+def test_one_node_output_gives_every_trial_and_the_averages():
+    parsed = parse_benchmark_output(read_fixture("mlx_lm_benchmark/one_node.txt"))
+    assert (parsed["prompt_tokens"], parsed["generation_tokens"], parsed["batch_size"]) == (64, 16, 1)
+    assert [t["trial"] for t in parsed["trials"]] == [1, 2, 3]
+    assert parsed["trials"][0] == {"trial": 1, "prompt_tps": 2523.439, "generation_tps": 279.472,
+                                   "peak_memory_gb": 0.002, "total_time_s": 0.083}
+    assert parsed["averages"] == {"prompt_tps": 2621.570, "generation_tps": 246.282, "peak_memory_gb": 0.002}
+
+
+def test_a_pipelined_run_that_lost_a_peer_has_no_averages_and_fails():
+    text = read_fixture("mlx_lm_benchmark/pipeline_peer_lost.txt")
+    parsed = parse_benchmark_output(text)
+    assert len(parsed["trials"]) == 2 and parsed["averages"] is None
+    run = {"model": MODEL, "name": "tiny-qwen2", "nodes": 2, "hosts": HOSTS[:2], "pipeline": True, "backend": "ring"}
+    results, problems = generate_results([run], [{"rc": 0, "stdout": text, "stderr": ""}], "mac1")
+    assert not results[0]["ok"] and results[0]["generation_tps"] is None
+    (found,) = problems
+    assert found["code"] == "bench_generate_failed" and found["host"] == "mac1"
+    assert found["message"] == ("mlx_lm.benchmark for tiny-qwen2, 2 nodes (pipeline, ring) did not finish (rc 0): "
+                                "RuntimeError: [ring] connection to a peer was lost; "
+                                "Node with rank 0 exited with code 1")
+
+
+def files_of(present):
+    return dict((host, {MODEL + "/config.json": {"exists": host in present, "json": CONFIG if host in present else None}})
+                for host in HOSTS)
+
+
+def test_a_model_on_every_node_plans_one_node_and_pipelined_runs():
+    runs, problems = generate_plan([MODEL], dict((h, {MODEL: CONFIG}) for h in HOSTS), HOSTS, "ring")
+    assert problems == []
+    assert [(r["nodes"], r["pipeline"], r["backend"], r["hosts"]) for r in runs] == [
+        (1, False, None, ["mac1"]), (4, True, "ring", HOSTS)]
+    assert runs[0]["name"] == "tiny-qwen2" and runs[0]["layers"] == 8 and runs[0]["model_type"] == "qwen2"
+
+
+def test_a_model_missing_on_a_node_is_an_error_naming_the_node_and_the_variable():
+    plan = benchmark_plan({}, HOSTS, models=[MODEL + "/"], model_files=files_of(["mac1", "mac2", "mac4"]),
+                          generate_backend="ring")
+    assert plan["generate"] == []
+    (found,) = plan["problems"]
+    assert found["code"] == "bench_model_missing" and found["host"] == "mac3" and found["severity"] == "error"
+    assert "benchmark_generate_models" in found["message"] and MODEL in found["message"]
+
+
+def test_no_backend_or_too_few_layers_keeps_the_one_node_run_and_says_why():
+    configs = dict((h, {MODEL: CONFIG}) for h in HOSTS)
+    runs, problems = generate_plan([MODEL], configs, HOSTS, None)
+    assert [r["nodes"] for r in runs] == [1] and "no MLX hostfile" in problems[0]["message"]
+    small = dict((h, {MODEL: dict(CONFIG, num_hidden_layers=3)}) for h in HOSTS)
+    runs, problems = generate_plan([MODEL], small, HOSTS, "ring")
+    assert [r["nodes"] for r in runs] == [1] and "3 layers cannot be pipelined across 4 nodes" in problems[0]["message"]
+    assert generate_plan([MODEL], configs, HOSTS, "ring", single=False)[0][0]["pipeline"]
+
+
+def document_with_generate():
+    runs, _problems = generate_plan([MODEL], dict((h, {MODEL: CONFIG}) for h in HOSTS), HOSTS, "ring")
+    outputs = [{"rc": 0, "stdout": read_fixture("mlx_lm_benchmark/one_node.txt"), "stderr": ""},
+               {"rc": 0, "stdout": read_fixture("mlx_lm_benchmark/pipeline_4_ranks.txt"), "stderr": ""}]
+    run = {"id": "20261201T120000Z", "finished": "2026-12-01T12:00:00Z", "playbook": "benchmark.yml",
+           "suites": ["generate"]}
+    return build_document(run, HOSTS, links_plan({}, HOSTS, 1), [], {}, {}, 15.0, {}, {}, "tb5", None, None,
+                          list(zip(runs, outputs)), {"prompt_tokens": 64, "generation_tokens": 16, "trials": 3})
+
+
+def test_each_run_is_in_the_document_with_its_tokens_per_second():
+    doc = document_with_generate()
+    one, pipelined = doc["suites"]["generate"]["results"]
+    assert one["ok"] and one["generation_tps"] == pytest.approx(246.282) and one["unit"] == "tokens/s"
+    assert pipelined["nodes"] == 4 and pipelined["prompt_tps"] == pytest.approx(613.167)
+    names = sorted(set((m["name"], m["subject"]) for m in doc["measurements"] if m["suite"] == "generate"))
+    assert ("generation_tps", "tiny-qwen2 4 nodes") in names and ("peak_memory", "tiny-qwen2 1 nodes") in names
+    repeats = [m["repeats"] for m in doc["measurements"] if m["subject"] == "tiny-qwen2 4 nodes"
+               and m["name"] == "generation_tps"][0]
+    assert repeats == [25.439, 38.799, 24.37]
+    assert doc["problems"] == []
+
+
+def test_the_document_with_generate_validates_and_the_report_draws_its_plot(tmp_path):
+    jsonschema = pytest.importorskip("jsonschema")
+    image = pytest.importorskip("matplotlib.image")
+    with open(os.path.join(ROOT, "docs", "benchmark.schema.json")) as handle:
+        schema = json.load(handle)
+    doc = json.loads(json.dumps(document_with_generate()))
+    jsonschema.validate(doc, schema)
+    broken = copy.deepcopy(doc)
+    broken["suites"]["generate"]["results"][0]["unit"] = "tok/s"
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(broken, schema)
+    images, page, markdown = write_report(str(tmp_path), doc, [])
+    assert ("generate.png", "Tokens per second per model and node count") in images
+    pixels = image.imread(str(tmp_path / "generate.png"))
+    assert pixels.shape[0] > 100 and pixels.shape[1] > 100 and pixels.std() > 0.01
+    assert "generate.png" in page and "tiny-qwen2" in page and "pipeline, ring" in markdown
+
+
+def test_the_history_plot_follows_each_models_generation_speed(tmp_path):
+    from ansible_collections.macops.cluster.plugins.plugin_utils import _bench_render
+    from ansible_collections.macops.cluster.plugins.plugin_utils._bench_results import history_entry
+
+    first = document_with_generate()
+    later = json.loads(json.dumps(first))
+    later["run"].update(id="20261202T120000Z", finished="2026-12-02T12:00:00Z")
+    history = [history_entry(first), history_entry(later)]
+    assert _bench_render._subjects(history, "tokens/s", "generation_tps ") == [
+        "generation_tps tiny-qwen2 1 nodes", "generation_tps tiny-qwen2 4 nodes"]
+    assert _bench_render._subjects(history, "Gbit/s") == []
+    images, _page, _markdown = write_report(str(tmp_path), first, history)
+    assert "history.png" in [name for name, _caption in images]
+    assert (tmp_path / "history.png").stat().st_size > 5000
