@@ -14,6 +14,7 @@ Weights are small normal values (std 0.02) from a seeded generator, so a model i
 every time it is written with the same settings.
 """
 import json
+import math
 import os
 import random
 import shutil
@@ -58,10 +59,7 @@ def tensors_of_layer(index, hidden, intermediate, heads, kv_heads):
 
 
 def _count(shape):
-    total = 1
-    for size in shape:
-        total *= size
-    return total
+    return math.prod(shape)
 
 
 def _values(name, shape, rng):

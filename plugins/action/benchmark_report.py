@@ -60,6 +60,11 @@ def read_history(path):
     return entries
 
 
+def command_output(run):
+    """{rc, stdout, stderr} of one command task result (a task that never started has only msg)."""
+    return {"rc": run.get("rc", 1), "stdout": run.get("stdout", ""), "stderr": run.get("stderr") or run.get("msg", "")}
+
+
 def allsum_by_backend(runs):
     """{backend: [{size, rc, stdout, stderr}]} from the sweep task's loop results (item: [backend, size])."""
     grouped = {}
@@ -67,17 +72,14 @@ def allsum_by_backend(runs):
         if run.get("skipped"):
             continue
         item = run.get("item") or [None, None]
-        grouped.setdefault(str(item[0]), []).append({"size": item[1], "rc": run.get("rc", 1),
-                                                     "stdout": run.get("stdout", ""),
-                                                     "stderr": run.get("stderr") or run.get("msg", "")})
+        grouped.setdefault(str(item[0]), []).append(dict(command_output(run), size=item[1]))
     return grouped
 
 
 def generate_outputs(runs):
     """[(run, {rc, stdout, stderr})] from the generate task's loop results (item: the planned run)."""
-    return [(run["item"], {"rc": run.get("rc", 1), "stdout": run.get("stdout", ""),
-                           "stderr": run.get("stderr") or run.get("msg", "")})
-            for run in runs if not run.get("skipped") and isinstance(run.get("item"), dict)]
+    return [(run["item"], command_output(run)) for run in runs
+            if not run.get("skipped") and isinstance(run.get("item"), dict)]
 
 
 def exo_suite(args):
@@ -86,8 +88,7 @@ def exo_suite(args):
     if args["exo_skipped"]:
         return {"skipped": args["exo_skipped"], "settings": args["exo_settings"]}
     if run and not run.get("skipped"):
-        return {"output": {"rc": run.get("rc", 1), "stdout": run.get("stdout", ""),
-                           "stderr": run.get("stderr") or run.get("msg", "")}, "settings": args["exo_settings"]}
+        return {"output": command_output(run), "settings": args["exo_settings"]}
     return None
 
 

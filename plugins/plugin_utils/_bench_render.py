@@ -179,6 +179,11 @@ def _exo_rows(results):
              str(len(r["repeats"]))) for r in results]
 
 
+def _md_table(headers, rows):
+    return ["| %s |" % " | ".join(headers), "|%s" % ("---|" * len(headers))] + [
+        "| %s |" % " | ".join(row) for row in rows]
+
+
 def _html_table(headers, rows, oks):
     esc = html.escape
     parts = ["<table><tr>%s</tr>" % "".join("<th>%s</th>" % h for h in headers)]
@@ -211,22 +216,14 @@ def render_html(document, images):
     for name, caption in [image for image in images if image[0] not in ("allsum.png", "generate.png")]:
         parts.append("<figure><img src='%s' alt='%s'><figcaption>%s</figcaption></figure>" % (
             esc(name), esc(caption), esc(caption)))
-    parts.append("<table><tr>%s</tr>" % "".join("<th>%s</th>" % h for h in HEADERS))
-    for row, result in zip(_rows(links["results"]), links["results"]):
-        parts.append("<tr%s>%s</tr>" % ("" if result["ok"] else " class='low'",
-                                        "".join("<td>%s</td>" % esc(cell) for cell in row)))
-    parts.append("</table>")
+    parts.append(_html_table(HEADERS, _rows(links["results"]), [r["ok"] for r in links["results"]]))
     allsum = document["suites"].get("allsum")
     if allsum:
         parts.append("<h2>all_sum</h2>")
         if allsum_image:
             parts.append("<figure><img src='allsum.png' alt='all_sum latency and bus bandwidth'><figcaption>"
                          "all_sum latency and bus bandwidth per message size and backend</figcaption></figure>")
-        parts.append("<table><tr>%s</tr>" % "".join("<th>%s</th>" % h for h in ALLSUM_HEADERS))
-        for row, result in zip(_allsum_rows(allsum["results"]), allsum["results"]):
-            parts.append("<tr%s>%s</tr>" % ("" if result["ok"] else " class='low'",
-                                            "".join("<td>%s</td>" % esc(cell) for cell in row)))
-        parts.append("</table>")
+        parts.append(_html_table(ALLSUM_HEADERS, _allsum_rows(allsum["results"]), [r["ok"] for r in allsum["results"]]))
     generate = document["suites"].get("generate")
     if generate:
         parts.append("<h2>Generation (mlx_lm.benchmark)</h2>")
@@ -267,25 +264,21 @@ def render_markdown(document, images):
         lines.append("Every cable is at or above its baseline less %s %%." % document["margin_percent"])
     lines.append("")
     lines.extend("![%s](%s)" % (caption, name) for name, caption in images)
-    lines.extend(["", "| %s |" % " | ".join(HEADERS), "|%s" % ("---|" * len(HEADERS))])
-    lines.extend("| %s |" % " | ".join(row) for row in _rows(links["results"]))
+    lines.extend([""] + _md_table(HEADERS, _rows(links["results"])))
     allsum = document["suites"].get("allsum")
     if allsum:
-        lines.extend(["", "## all_sum", "", "| %s |" % " | ".join(ALLSUM_HEADERS), "|%s" % ("---|" * len(ALLSUM_HEADERS))])
-        lines.extend("| %s |" % " | ".join(row) for row in _allsum_rows(allsum["results"]))
+        lines.extend(["", "## all_sum", ""] + _md_table(ALLSUM_HEADERS, _allsum_rows(allsum["results"])))
     generate = document["suites"].get("generate")
     if generate:
-        lines.extend(["", "## Generation (mlx_lm.benchmark)", "", "| %s |" % " | ".join(GENERATE_HEADERS),
-                      "|%s" % ("---|" * len(GENERATE_HEADERS))])
-        lines.extend("| %s |" % " | ".join(row) for row in _generate_rows(generate["results"]))
+        lines.extend(["", "## Generation (mlx_lm.benchmark)", ""]
+                     + _md_table(GENERATE_HEADERS, _generate_rows(generate["results"])))
     exo = document["suites"].get("exo")
     if exo:
         lines.extend(["", "## exo (bench/exo_bench.py)", ""])
         if exo.get("skipped"):
             lines.append("Skipped: %s" % exo["skipped"])
         else:
-            lines.extend(["| %s |" % " | ".join(EXO_HEADERS), "|%s" % ("---|" * len(EXO_HEADERS))])
-            lines.extend("| %s |" % " | ".join(row) for row in _exo_rows(exo["results"]))
+            lines.extend(_md_table(EXO_HEADERS, _exo_rows(exo["results"])))
     return "\n".join(lines) + "\n"
 
 

@@ -184,22 +184,23 @@ def build_document(run, hosts, plan, tests, macs, baselines, margin_percent, set
     suites = {"links": {"settings": settings, "rounds": len(plan["rounds"]), "one_at_a_time": plan["one_at_a_time"],
                         "results": links}}
     found = measurements(links)
+    # The first node launches every MLX and exo run: their problems are its.
+    first = hosts[0] if hosts else None
     if allsum_runs:
-        results, allsum_problems = allsum_results(allsum_runs, hosts[0] if hosts else None)
+        results, allsum_problems = allsum_results(allsum_runs, first)
         suites["allsum"] = {"settings": allsum_settings or {}, "backends": sorted(allsum_runs), "results": results}
         found += allsum_measurements(results)
         problems += allsum_problems
     if generate_runs:
         results, generate_problems = generate_results([run for run, _output in generate_runs],
-                                                      [output for _run, output in generate_runs],
-                                                      hosts[0] if hosts else None)
+                                                      [output for _run, output in generate_runs], first)
         suites["generate"] = {"settings": generate_settings or {}, "results": results}
         found += generate_measurements(results)
         problems += generate_problems
     if exo and exo.get("skipped"):
         suites["exo"] = {"settings": exo.get("settings") or {}, "skipped": exo["skipped"], "results": []}
     elif exo and exo.get("output"):
-        results, exo_problems = exo_results(exo["output"], hosts[0] if hosts else None)
+        results, exo_problems = exo_results(exo["output"], first)
         suites["exo"] = {"settings": exo.get("settings") or {}, "skipped": None, "results": results}
         found += exo_measurements(results)
         problems += exo_problems
