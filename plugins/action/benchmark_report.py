@@ -39,6 +39,8 @@ ARGUMENT_SPEC = dict(
     allsum_settings=dict(type="dict", default={}),
     generate_runs=dict(type="list", elements="dict", default=[]),
     generate_settings=dict(type="dict", default={}),
+    hpl_run=dict(type="dict", default={}),
+    hpl_skipped=dict(type="str", default=""),
     exo_run=dict(type="dict", default={}),
     exo_skipped=dict(type="str", default=""),
     exo_settings=dict(type="dict", default={}),
@@ -82,14 +84,18 @@ def generate_outputs(runs):
             if not run.get("skipped") and isinstance(run.get("item"), dict)]
 
 
-def exo_suite(args):
-    """The exo suite's input to the document: skipped with its reason, run, or not asked for."""
-    run = args["exo_run"]
-    if args["exo_skipped"]:
-        return {"skipped": args["exo_skipped"], "settings": args["exo_settings"]}
+def suite_input(run, skipped, settings):
+    """A run-once suite's input to the document (exo, hpl): skipped with its reason, run, or not asked for."""
+    if skipped:
+        return {"skipped": skipped, "settings": settings}
     if run and not run.get("skipped"):
-        return {"output": command_output(run), "settings": args["exo_settings"]}
+        return {"output": command_output(run), "settings": settings}
     return None
+
+
+def hpl_plan(plan):
+    """The hpl suite's plan as the document records it (its input file is HPL.dat's text)."""
+    return dict(plan.get("hpl") or {})
 
 
 def run_record(given, now):
@@ -117,7 +123,9 @@ class ActionModule(ActionBase):
                                   args["macs"], args["baselines"], args["margin_percent"], args["settings"],
                                   args["versions"], args["expected_cable"], allsum_by_backend(args["allsum_runs"]),
                                   args["allsum_settings"], generate_outputs(args["generate_runs"]),
-                                  args["generate_settings"], exo_suite(args))
+                                  args["generate_settings"],
+                                  suite_input(args["exo_run"], args["exo_skipped"], args["exo_settings"]),
+                                  suite_input(args["hpl_run"], args["hpl_skipped"], hpl_plan(args["plan"])))
         root = os.path.realpath(args["dest"])
         history_path = os.path.join(root, "history.jsonl")
         history = read_history(history_path) + [history_entry(document)]

@@ -62,6 +62,30 @@ options:
     description: Plan each model's run pipelined across every node.
     type: bool
     default: true
+  hpl:
+    description: Plan the hpl suite's run, from O(macs).
+    type: bool
+    default: false
+  hpl_memory_fraction:
+    description: The share of the smallest node's memory HPL's matrix fills on every node.
+    type: float
+    default: 0.75
+  hpl_nb:
+    description: HPL's block size.
+    type: int
+    default: 256
+  hpl_n:
+    description: HPL's problem size; 0 sizes it from memory.
+    type: int
+    default: 0
+  hpl_ranks_per_node:
+    description: MPI ranks per node; 0 is the smallest node's performance cores.
+    type: int
+    default: 0
+  macs:
+    description: Each node's C(macops_mac) (memory and cores, for O(hpl)), returned as C(macs) for the report.
+    type: dict
+    default: {}
 """
 
 EXAMPLES = r"""
@@ -82,7 +106,10 @@ _value:
     - C(allsum_sizes), the all_sum sweep's message sizes in bytes.
     - C(generate), the generate suite's runs (C(model), C(name), C(model_type), C(layers), C(nodes), C(hosts),
       C(pipeline), C(backend)), in order.
-    - C(problems), what stops the generate suite before anything runs (C(bench_model_missing) and
+    - C(macs), O(macs) as given (the report's node facts).
+    - C(hpl), the hpl run (C(hosts), C(slots), C(ranks), C(p), C(q), C(n), C(nb), C(matrix_bytes), C(hpl_dat) the input
+      file), or null.
+    - C(problems), what stops the generate or hpl suite before anything runs (C(bench_model_missing) and
       C(bench_generate_failed) in the problem catalogue's shape).
   type: dict
 """
@@ -91,7 +118,9 @@ from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
 
+from ansible_collections.macops.cluster.plugins.module_utils._problems import problem
 from ansible_collections.macops.cluster.plugins.plugin_utils._bench_generate import generate_plan
+from ansible_collections.macops.cluster.plugins.plugin_utils._bench_hpl import HplError, hpl_dat, hpl_plan
 from ansible_collections.macops.cluster.plugins.plugin_utils._bench_plan import PlanError, allsum_sizes, links_plan
 
 
@@ -106,7 +135,8 @@ def _model_configs(models, model_files):
 
 
 def benchmark_plan(plan, hosts=None, repeats=1, allsum_min_bytes=4096, allsum_max_bytes=67108864, models=None,
-                   model_files=None, generate_backend=None, generate_single=True, generate_pipeline=True):
+                   model_files=None, generate_backend=None, generate_single=True, generate_pipeline=True, hpl=False,
+                   hpl_memory_fraction=0.75, hpl_nb=256, hpl_n=0, hpl_ranks_per_node=0, macs=None):
     if not isinstance(plan, Mapping):
         raise AnsibleFilterError("macops.cluster.benchmark_plan: the applied plan's hosts must be a dict, got %s"
                                  % type(plan).__name__)
@@ -119,7 +149,15 @@ def benchmark_plan(plan, hosts=None, repeats=1, allsum_min_bytes=4096, allsum_ma
         raise AnsibleFilterError("macops.cluster.benchmark_plan: %s" % exc)
     runs, problems = generate_plan(models, _model_configs(models, model_files), names or sorted(model_files or {}),
                                    generate_backend or None, bool(generate_single), bool(generate_pipeline))
-    result.update(generate=runs, problems=problems)
+    result.update(generate=runs, problems=problems, hpl=None, macs=dict(macs or {}))
+    if hpl:
+        try:
+            result["hpl"] = hpl_plan(names or sorted(macs or {}), dict(macs or {}), float(hpl_memory_fraction),
+                                     int(hpl_nb), int(hpl_ranks_per_node), int(hpl_n))
+            result["hpl"]["hpl_dat"] = hpl_dat(result["hpl"])
+        except HplError as exc:
+            problems.append(problem("bench_hpl_failed", "HPL cannot be planned: %s" % exc,
+                                    host=(names or [None])[0]))
     return result
 
 

@@ -381,6 +381,19 @@ REGISTRY = {
         "it off: that placement's prompt speed is not a cold prompt's.",
         "Run benchmark.yml --tags exo again after restarting exo (sudo launchctl kickstart -k "
         "system/org.macops.exo), or report it to exo with its version."),
+    "bench_hpl_failed": _code(
+        ERROR, "benchmark",
+        "HPL printed no test result: mpirun could not start a rank on a node (xhpl or mpirun missing, the SSH "
+        "mesh broken), the matrix did not fit, or xhpl failed.",
+        "Check that xhpl and Open MPI's mpirun are at benchmark_hpl_xhpl and benchmark_hpl_mpirun on every node "
+        "and that each node reaches the others by SSH (site.yml --tags ssh_mesh); lower benchmark_hpl_memory_fraction "
+        "when memory ran out; then run benchmark.yml --tags hpl again."),
+    "bench_hpl_residual_failed": _code(
+        ERROR, "benchmark",
+        "HPL's scaled residual check failed: the solution is wrong, so the Gflops of that test are not a valid "
+        "result (a numerical library or hardware fault, or an overclocked or overheating node).",
+        "Run HPL on each node alone (benchmark_hpl_n small) to find the node that computes wrong, and rebuild xhpl "
+        "against a known-good BLAS; report it with the test's N, NB and grid."),
 }
 
 

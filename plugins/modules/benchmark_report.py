@@ -21,6 +21,8 @@ description:
   - Each all_sum size is the slowest rank's time per call, with the algorithm bandwidth (bytes / time) and the bus
     bandwidth (x 2 (n - 1) / n) in GB/s; a run that did not happen is C(bench_allsum_failed), a wrong sum or a missing
     rank C(bench_allsum_wrong_sum).
+  - The hpl run is xhpl's report parsed (N, NB, P, Q, time, Gflops, the scaled residual and its check); no test is
+    C(bench_hpl_failed), a failed residual check C(bench_hpl_residual_failed).
   - The exo run is exo_bench's JSON parsed, one result per placement and size (the mean of its repeats); no
     placement measured is C(bench_exo_failed), a request served from exo's prefix cache C(bench_exo_prefix_cache).
   - Each generate run is C(mlx_lm.benchmark)'s text output parsed (its trials and averages of prompt and generation
@@ -122,6 +124,16 @@ options:
     description: The generate suite's settings, recorded in the document.
     type: dict
     default: {}
+  hpl_run:
+    description:
+      - The hpl suite's run, the result of the task that ran C(mpirun ... xhpl) (C(rc), C(stdout), C(stderr)); empty when
+        it did not run. Its plan (N, NB, grid, ranks) is O(plan)'s C(hpl).
+    type: dict
+    default: {}
+  hpl_skipped:
+    description: Why the hpl suite did not run (xhpl or mpirun missing); empty when it ran or was not asked for.
+    type: str
+    default: ""
   exo_run:
     description:
       - The exo suite's run, the result of the task that ran exo's C(bench/exo_bench.py --stdout) (C(rc), C(stdout) with

@@ -184,6 +184,32 @@ def _md_table(headers, rows):
         "| %s |" % " | ".join(row) for row in rows]
 
 
+HPL_HEADERS = ("N", "NB", "P x Q", "ranks", "time (s)", "Gflops", "scaled residual", "check")
+
+
+def _hpl_rows(results):
+    return [(str(r["n"]), str(r["nb"]), "%d x %d" % (r["p"], r["q"]), str(r.get("ranks", "-")), "%.2f" % r["seconds"],
+             "%.1f" % r["gflops"], _number(r["residual"], "%.3g"),
+             "passed" if r["passed"] else "FAILED") for r in results]
+
+
+def _run_once_suites(document):
+    """(title, headers, rows, oks) of the exo and hpl sections that ran or were skipped; a skipped suite has
+    rows None and its reason in place of oks."""
+    sections = []
+    for key, title, headers, rows_of, ok_of in (
+            ("exo", "exo (bench/exo_bench.py)", EXO_HEADERS, _exo_rows, lambda r: True),
+            ("hpl", "HPL", HPL_HEADERS, _hpl_rows, lambda r: r["passed"])):
+        suite = document["suites"].get(key)
+        if not suite:
+            continue
+        if suite.get("skipped"):
+            sections.append((title, headers, None, suite["skipped"]))
+        else:
+            sections.append((title, headers, rows_of(suite["results"]), [ok_of(r) for r in suite["results"]]))
+    return sections
+
+
 def _html_table(headers, rows, oks):
     esc = html.escape
     parts = ["<table><tr>%s</tr>" % "".join("<th>%s</th>" % h for h in headers)]
@@ -236,13 +262,12 @@ def render_html(document, images):
                          "<figcaption>Tokens per second per model and node count</figcaption></figure>")
         parts.append(_html_table(GENERATE_HEADERS, _generate_rows(generate["results"]),
                                  [r["ok"] for r in generate["results"]]))
-    exo = document["suites"].get("exo")
-    if exo:
-        parts.append("<h2>exo (bench/exo_bench.py)</h2>")
-        if exo.get("skipped"):
-            parts.append("<p>Skipped: %s</p>" % esc(exo["skipped"]))
+    for title, headers, rows, oks in _run_once_suites(document):
+        parts.append("<h2>%s</h2>" % esc(title))
+        if rows is None:
+            parts.append("<p>Skipped: %s</p>" % esc(oks))
         else:
-            parts.append(_html_table(EXO_HEADERS, _exo_rows(exo["results"]), [True] * len(exo["results"])))
+            parts.append(_html_table(headers, rows, oks))
     parts.append("<p>Baselines: %s. Machine-readable results: <a href='benchmark.json'>benchmark.json</a>, "
                  "history: <a href='history.jsonl'>history.jsonl</a>.</p>" % esc(
                      "; ".join("%s %s Gbit/s (%s)" % (kind, value.get("gbps"), value.get("source", ""))
@@ -272,13 +297,9 @@ def render_markdown(document, images):
     if generate:
         lines.extend(["", "## Generation (mlx_lm.benchmark)", ""]
                      + _md_table(GENERATE_HEADERS, _generate_rows(generate["results"])))
-    exo = document["suites"].get("exo")
-    if exo:
-        lines.extend(["", "## exo (bench/exo_bench.py)", ""])
-        if exo.get("skipped"):
-            lines.append("Skipped: %s" % exo["skipped"])
-        else:
-            lines.extend(_md_table(EXO_HEADERS, _exo_rows(exo["results"])))
+    for title, headers, rows, oks in _run_once_suites(document):
+        lines.extend(["", "## %s" % title, ""])
+        lines.extend(["Skipped: %s" % oks] if rows is None else _md_table(headers, rows))
     return "\n".join(lines) + "\n"
 
 

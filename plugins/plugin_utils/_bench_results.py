@@ -15,6 +15,7 @@ import statistics
 from ansible_collections.macops.cluster.plugins.module_utils._problems import problem
 from ansible_collections.macops.cluster.plugins.plugin_utils._bench_allsum import allsum_measurements, allsum_results
 from ansible_collections.macops.cluster.plugins.plugin_utils._bench_exo import exo_measurements, exo_results
+from ansible_collections.macops.cluster.plugins.plugin_utils._bench_hpl import hpl_measurements, hpl_results
 from ansible_collections.macops.cluster.plugins.plugin_utils._bench_generate import (
     generate_measurements,
     generate_results,
@@ -174,8 +175,10 @@ def tool_versions(tests, given):
 
 
 def build_document(run, hosts, plan, tests, macs, baselines, margin_percent, settings, versions, expected_kind="tb5",
-                   allsum_runs=None, allsum_settings=None, generate_runs=None, generate_settings=None, exo=None):
-    """The results document. exo: {output, settings, skipped} of the exo suite, when it was asked for."""
+                   allsum_runs=None, allsum_settings=None, generate_runs=None, generate_settings=None, exo=None,
+                   hpl=None):
+    """The results document. exo and hpl: {output, settings, skipped} of that suite, when it was asked for
+    (hpl's settings are its plan)."""
     # The links suite is judged only when it ran (a run with --tags allsum measures no cable).
     if "links" in (run.get("suites") or ["links"]):
         links, problems = link_results(plan, tests, macs, baselines, margin_percent, expected_kind)
@@ -204,6 +207,13 @@ def build_document(run, hosts, plan, tests, macs, baselines, margin_percent, set
         suites["exo"] = {"settings": exo.get("settings") or {}, "skipped": None, "results": results}
         found += exo_measurements(results)
         problems += exo_problems
+    if hpl and hpl.get("skipped"):
+        suites["hpl"] = {"plan": hpl.get("settings") or {}, "skipped": hpl["skipped"], "results": []}
+    elif hpl and hpl.get("output"):
+        results, hpl_problems = hpl_results(hpl["output"], hpl["settings"], hosts[0] if hosts else None)
+        suites["hpl"] = {"plan": hpl["settings"], "skipped": None, "results": results}
+        found += hpl_measurements(results)
+        problems += hpl_problems
     return {
         "$schema": SCHEMA_ID,
         "schema_version": SCHEMA_VERSION,

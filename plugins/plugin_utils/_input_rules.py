@@ -450,7 +450,15 @@ def benchmark(params, context):
         ("benchmark_generate_prompt_tokens", 1, "tokens"), ("benchmark_generate_generation_tokens", 1, "tokens"),
         ("benchmark_generate_trials", 1, "trials"), ("benchmark_generate_port", 1024, "an unprivileged TCP port"),
         ("benchmark_generate_timeout", 10, "seconds"), ("benchmark_exo_repeat", 1, "repeats"),
-        ("benchmark_exo_warmup", 0, "requests"), ("benchmark_exo_timeout", 10, "seconds")])
+        ("benchmark_exo_warmup", 0, "requests"), ("benchmark_exo_timeout", 10, "seconds"),
+        ("benchmark_hpl_nb", 1, "the block size"), ("benchmark_hpl_n", 0, "0 sizes it from memory"),
+        ("benchmark_hpl_ranks_per_node", 0, "0 is one per performance core"),
+        ("benchmark_hpl_timeout", 10, "seconds")])
+    fraction = params.get("benchmark_hpl_memory_fraction")
+    if params.has("benchmark_hpl_memory_fraction") and not 0 < fraction <= 0.9:
+        found.append(_bad(context, "benchmark_hpl_memory_fraction", fraction,
+                          "it must be above 0 and at most 0.9 (the system and MLX need the rest)",
+                          "Set benchmark_hpl_memory_fraction to 0.75, as the TOP500 runs do."))
     for name in [n for n in ("benchmark_exo_pp", "benchmark_exo_tg") if params.has(n)]:
         values = params.get(name) or []
         if not values or any(value < 1 for value in values if isinstance(value, int)):

@@ -118,6 +118,18 @@ def test_the_exo_suite_is_skipped_in_the_lab_with_its_reason_printed(bench):
     assert "exo suite skipped: " in bench.first_proc.stdout and "exo_install_method: source" in bench.first_proc.stdout
 
 
+def test_hpl_runs_only_when_asked_and_says_why_it_cannot_run_in_the_lab(bench):
+    assert "hpl" not in bench.first["suites"]
+    proc = bench("--tags", "hpl", "-e", json.dumps({"benchmark_suites": ["hpl"]}))
+    with open(os.path.join(bench.report_dir, "benchmark.json")) as handle:
+        hpl = json.load(handle)["suites"]["hpl"]
+    assert hpl["results"] == [] and "/opt/macops/hpl/bin/xhpl and /opt/homebrew/bin/mpirun not on mac1" in hpl["skipped"]
+    assert "hpl suite skipped: " in proc.stdout
+    # Planned all the same from the node facts: the lab's 512 and 256 GB profiles, one rank per performance core.
+    assert hpl["plan"]["n"] > 0 and hpl["plan"]["ranks"] == 4 * hpl["plan"]["slots"]
+    assert hpl["plan"]["hpl_dat"].startswith("HPLinpack benchmark input file")
+
+
 def test_a_model_missing_on_a_node_stops_the_run_before_any_suite(bench):
     marks = dict((host, len(log_lines(host, "shim.log"))) for host in HOSTS)
     missing = "/Users/admin/models/not-there"

@@ -14,7 +14,7 @@ from module_harness import run_module
 
 from ansible_collections.macops.cluster.plugins.module_utils import _networksetup, _sudo_rules, _system_profiler
 from ansible_collections.macops.cluster.plugins.module_utils._parsing import ParseError
-from ansible_collections.macops.cluster.plugins.plugin_utils import _bench_exo, _bench_generate
+from ansible_collections.macops.cluster.plugins.plugin_utils import _bench_exo, _bench_generate, _bench_hpl
 from ansible_collections.macops.cluster.plugins.modules import (
     link_bench,
     mac_state,
@@ -125,6 +125,9 @@ PARSER_ONLY = {
     "mlx_lm_benchmark/pipeline_peer_lost.txt": _bench_generate.parse_benchmark_output,
     "exo_bench/two_placements.json": _bench_exo.parse_exo_bench,
     "exo_bench/no_placement.json": _bench_exo.parse_exo_bench,
+    "hpl/one_test_passed.txt": _bench_hpl.parse_hpl,
+    "hpl/two_sizes_passed.txt": _bench_hpl.parse_hpl,
+    "hpl/residual_failed.txt": _bench_hpl.parse_hpl,
 }
 MODULES = (link_bench, mac_state, pf_status, pmset, rdma_status, system_profiler, tb_link_check, tb_network)
 
