@@ -9,6 +9,7 @@ from . import faults, lab as labmod, layout, net, profiles, testmodel, topology
 FAULT_HELP = """\
 cut A B              unplug the cable(s) between A and B
 degrade A B          swap in a TB4 cable (40 Gb/s, lower rate)
+slow A B RATE        the cable(s) carry only RATE (tc form, e.g. 40mbit) though they still negotiate TB5
 rdma-off HOST        RDMA disabled (as after an NVRAM reset)
 build HOST BUILD     macOS build differs (e.g. 25C57)
 bridge-on HOST       Thunderbolt Bridge back on, over every TB port

@@ -167,6 +167,18 @@ def fault_degrade(paths, a, b):
     return "cable(s) %s-%s now TB4 (%s)" % (a, b, topology.TB4_SPEED)
 
 
+def fault_slow(paths, a, b, rate):
+    """A cable that carries less than it negotiates (damaged, or a bad connector): the same TB5 link in
+    system_profiler, a lower tbf rate (RATE as tc writes it, such as 40mbit)."""
+    with statefile.editing(paths.lab_json, paths.root) as lab:
+        for cable in _cables(lab, a, b):
+            cable["rate"], cable["slow"] = rate, True
+            if cable.get("state") == "connected":
+                net.shape(cable["a"], cable["a_device"], rate)
+                net.shape(cable["b"], cable["b_device"], rate)
+    return "cable(s) %s-%s now carry %s" % (a, b, rate)
+
+
 # ---- host state ----------------------------------------------------------------------------
 def fault_rdma_off(paths, host):
     with _edit_state(paths, host) as state:
@@ -380,7 +392,7 @@ def fault_wired_reset(paths, host):
 def fault_clear(paths):
     with statefile.editing(paths.lab_json, paths.root) as lab:
         for cable in lab["cables"]:
-            if cable.get("kind") != "tb5":
+            if cable.get("kind") != "tb5" or cable.pop("slow", False):
                 topology.set_kind(cable, "tb5", lab["link_rate"])
                 if cable.get("state") == "connected":
                     net.shape(cable["a"], cable["a_device"], cable["rate"])
@@ -429,7 +441,7 @@ def fault_clear(paths):
 
 
 KINDS = {
-    "cut": (2, fault_cut), "degrade": (2, fault_degrade), "rdma-off": (1, fault_rdma_off),
+    "cut": (2, fault_cut), "degrade": (2, fault_degrade), "slow": (3, fault_slow), "rdma-off": (1, fault_rdma_off),
     "build": (2, fault_build), "bridge-on": (1, fault_bridge_on), "ip-reset": (1, fault_ip_reset),
     "no-return": (1, fault_no_return), "down": (1, fault_down), "up": (1, fault_up),
     "disk-full": (2, fault_disk_full), "wired-reset": (1, fault_wired_reset), "clear": (0, fault_clear),
@@ -443,8 +455,8 @@ def apply(paths, kind, args):
     if len(args) != count:
         raise FaultError("fault %s takes %d argument(s), got %d" % (kind, count, len(args)))
     lab = _lab(paths)
-    if kind in ("cut", "degrade"):
-        _cables(lab, *args)
+    if kind in ("cut", "degrade", "slow"):
+        _cables(lab, *args[:2])
     elif count:
         _check_host(lab, args[0])
     return function(paths, *args)

@@ -62,6 +62,11 @@ def _count(shape):
     return math.prod(shape)
 
 
+# Tensors larger than this many values are tiled from one block of drawn values: drawing a gigabyte
+# value by value would take minutes, and a model for transfer tests needs size, not entropy.
+TILE_VALUES = 1 << 18
+
+
 def _values(name, shape, rng):
     count = _count(shape)
     if name.endswith("layernorm.weight") or name == "model.norm.weight":
@@ -71,11 +76,26 @@ def _values(name, shape, rng):
     return [rng.gauss(0.0, 0.02) for _index in range(count)]
 
 
-def write_safetensors(path, tensors, rng):
+def _tensor_bytes(name, shape, rng, tiles):
+    """The tensor's float32 bytes; a large one is the drawn block `tiles` repeated from an offset the
+    generator picks (so tensors and files differ), with RMSNorm scales one and biases zero as in _values."""
+    count = _count(shape)
+    if count <= TILE_VALUES or name.endswith("layernorm.weight") or name.endswith(".bias"):
+        return struct.pack("<%df" % count, *_values(name, shape, rng))
+    if "block" not in tiles:
+        tiles["block"] = struct.pack("<%df" % TILE_VALUES, *[rng.gauss(0.0, 0.02) for _i in range(TILE_VALUES)])
+    block = tiles["block"]
+    start = rng.randrange(TILE_VALUES) * 4
+    repeats = (count * 4 + start) // len(block) + 1
+    return (block * repeats)[start:start + count * 4]
+
+
+def write_safetensors(path, tensors, rng, tiles=None):
     """tensors: [(name, shape)] written as float32 in that order; returns the file's size."""
     header, chunks, offset = {"__metadata__": {"format": "pt"}}, [], 0
+    tiles = {} if tiles is None else tiles
     for name, shape in tensors:
-        data = struct.pack("<%df" % _count(shape), *_values(name, shape, rng))
+        data = _tensor_bytes(name, shape, rng, tiles)
         header[name] = {"dtype": "F32", "shape": shape, "data_offsets": [offset, offset + len(data)]}
         chunks.append(data)
         offset += len(data)
@@ -125,7 +145,7 @@ def write(dest, layers=DEFAULTS["layers"], hidden=DEFAULTS["hidden"], intermedia
         count = base + (number < extra)
         groups.append(list(range(first, first + count)))
         first += count
-    files, weight_map, total, parameters = {}, {}, 0, 0
+    files, weight_map, total, parameters, tiles = {}, {}, 0, 0, {}
     for number, group in enumerate(groups, start=1):
         tensors = [("model.embed_tokens.weight", [vocab, hidden])] if number == 1 else []
         for layer in group:
@@ -133,7 +153,7 @@ def write(dest, layers=DEFAULTS["layers"], hidden=DEFAULTS["hidden"], intermedia
         if number == len(groups):
             tensors.append(("model.norm.weight", [hidden]))
         name = "model-%05d-of-%05d.safetensors" % (number, len(groups))
-        size = write_safetensors(os.path.join(dest, name), tensors, rng)
+        size = write_safetensors(os.path.join(dest, name), tensors, rng, tiles)
         files[name] = size
         total += sum(4 * _count(shape) for _name, shape in tensors)
         parameters += sum(_count(shape) for _name, shape in tensors)

@@ -394,6 +394,69 @@ REGISTRY = {
         "result (a numerical library or hardware fault, or an overclocked or overheating node).",
         "Run HPL on each node alone (benchmark_hpl_n small) to find the node that computes wrong, and rebuild xhpl "
         "against a known-good BLAS; report it with the test's N, NB and grid."),
+    # Model placement and deployment: found by model_shard before any byte moves.
+    "shard_model_missing": _code(
+        ERROR, "model_shard",
+        "The model source is not a model directory: the path does not exist or has no config.json (a wrong "
+        "path, or a download that has not finished).",
+        "Point deploy_model_source at the directory that holds config.json and the .safetensors files (on the "
+        "controller or on the node named by deploy_model_source_host), then run deploy-model.yml again."),
+    "shard_model_unreadable": _code(
+        ERROR, "model_shard",
+        "config.json or the safetensors index cannot be read or is not the JSON object a runtime expects "
+        "(no num_hidden_layers, no weight_map).",
+        "Download the model again (huggingface-cli download, or mlx_lm.convert for a model not yet converted), "
+        "then run deploy-model.yml again."),
+    "shard_header_corrupt": _code(
+        ERROR, "model_shard",
+        "A .safetensors file's header is one MLX refuses: not a header, a tensor whose bytes do not match its "
+        "shape, data past the end of the file (a truncated download), or a tensor the index puts there missing.",
+        "Download that file again (the message names it) and check it against the hub's sha256, then run "
+        "deploy-model.yml again."),
+    "shard_file_missing": _code(
+        ERROR, "model_shard",
+        "A weight file the index names is not in the model directory, or no file holds the weights of some "
+        "layer: a partial download, or a checkpoint mlx-lm cannot load without conversion.",
+        "Finish the download (the message lists the files), or convert the model with mlx_lm.convert; then run "
+        "deploy-model.yml again."),
+    "shard_no_fit": _code(
+        ERROR, "model_shard",
+        "A node's share of the model (its weights, its KV cache for the context asked and the runtime's "
+        "overhead) is more than its GPU wired limit, so the runtime would fail or the Mac would freeze.",
+        "Add nodes or use the nodes with more memory (deploy_model_smallest_fit), choose a smaller quantization, "
+        "lower deploy_model_context_tokens, or raise the node's wired limit (gpu_memory role); then run "
+        "deploy-model.yml again."),
+    "shard_split_unsafe": _code(
+        ERROR, "model_shard",
+        "The installed mlx-lm cannot split this model's layers over this many ranks safely: before 0.32.0 a "
+        "layer count that does not divide by the rank count silently loses layers, and such versions take no "
+        "explicit split.",
+        "Upgrade mlx-lm to 0.32.0 or later (site.yml's macops_mlx_lm_version), or deploy to a node count that "
+        "divides the layer count (the message names the lost layers)."),
+    "shard_tensor_indivisible": _code(
+        ERROR, "model_shard",
+        "Tensor parallel needs the hidden size, the attention heads and the KV heads to divide by the node "
+        "count, and this model's do not.",
+        "Use pipeline mode (deploy_model_mode: pipeline), or a node count that divides them (the message names "
+        "the sizes)."),
+    "shard_disk_full": _code(
+        ERROR, "model_shard",
+        "A node's volume has less free space than the bytes of the model it still needs plus the margin "
+        "(deploy_model_disk_margin_mb); nothing is sent to any node.",
+        "Free space on that node (the message gives both sizes), deploy a smaller quantization, or place the "
+        "model on fewer nodes; then run deploy-model.yml again."),
+    "shard_unreachable": _code(
+        ERROR, "model_shard",
+        "A node needs a file that no chain of Thunderbolt cables brings from a node that holds it (a node with no "
+        "cable up, or the source outside the cabling).",
+        "Run site.yml (or doctor.yml) to bring the Thunderbolt network up on every node, then run "
+        "deploy-model.yml again."),
+    "shard_runtime_unsupported": _code(
+        ERROR, "model_shard",
+        "The installed runtime cannot run this model in the mode asked (mlx-lm pipelines only the model types "
+        "with its PipelineMixin; llama has tensor parallel only).",
+        "Choose the other mode or runtime (exo pipelines any model), or upgrade mlx-lm; then run deploy-model.yml "
+        "again."),
 }
 
 

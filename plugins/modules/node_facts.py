@@ -113,7 +113,8 @@ macos:
   type: dict
   sample: {"version": "26.2", "build": "25C56"}
 volumes:
-  description: Per path of O(volumes), C(path), C(size_kib), C(free_kib) (Available) and C(free_gb) from C(df -k).
+  description: Per path of O(volumes), C(path), C(size_kib), C(free_kib) (Available), C(free_gb) and C(mounted_on) (the
+    volume's mount point) from C(df -k).
   returned: when C(disk) is gathered
   type: dict
   sample: {"/": {"path": "/", "size_kib": 971350180, "free_kib": 650553916, "free_gb": 620.4}}
@@ -339,7 +340,7 @@ def collect(module):
             argv_text = "df -k " + path
             volume = commands.parse(module, _df.parse, reads.output(("df", path)), argv_text)
             node["volumes"][path] = {"path": path, "size_kib": volume["size_kib"], "free_kib": volume["free_kib"],
-                                     "free_gb": _df.gib(volume["free_kib"])}
+                                     "free_gb": _df.gib(volume["free_kib"]), "mounted_on": volume["mounted_on"]}
     if "filevault" in groups:
         node["filevault"] = commands.parse(module, _fdesetup.parse_status, reads.output("fdesetup"))
     if "launchd" in groups:

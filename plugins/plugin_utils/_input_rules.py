@@ -494,6 +494,31 @@ def benchmark(params, context):
     return found
 
 
+def deploy_model(params, context):
+    """The model and the node that holds it must be named, the directories absolute, the counts sensible."""
+    found = _at_least(params, context, [
+        ("deploy_model_context_tokens", 0, "tokens"), ("deploy_model_overhead_mb", 0, "MB"),
+        ("deploy_model_disk_margin_mb", 0, "MB"), ("deploy_model_stall_timeout", 5, "seconds"),
+        ("deploy_model_timeout", 60, "seconds")])
+    if params.has("deploy_model_source") and not params["deploy_model_source"]:
+        found.append(_bad(context, "deploy_model_source", "", "the model to deploy is not named",
+                          "Set deploy_model_source to the model's directory on the node that holds it, such as "
+                          "/Users/admin/staging/DeepSeek-V3.1-4bit (-e deploy_model_source=...)."))
+    found += _absolute(params, context, "deploy_model_source", "an absolute path on the source node", empty_ok=True)
+    found += _absolute(params, context, "deploy_model_dir", "an absolute path on every node")
+    host = params.get("deploy_model_source_host")
+    if params.has("deploy_model_source_host") and host not in context.macs:
+        found.append(_bad(context, "deploy_model_source_host", host or "",
+                          "it must be a node of the group macs (%s)" % ", ".join(context.macs),
+                          "Set deploy_model_source_host to the node that holds the model (-e "
+                          "deploy_model_source_host=%s)." % (context.macs[0] if context.macs else "mac1")))
+    name = params.get("deploy_model_name")
+    if name and ("/" in name or name in (".", "..")):
+        found.append(_bad(context, "deploy_model_name", name, "it is a directory name, not a path",
+                          "Set deploy_model_name to a name such as DeepSeek-V3.1-4bit, or leave it empty."))
+    return found
+
+
 RULES = {
     "macops": macops,
     "preflight": preflight,
@@ -509,4 +534,5 @@ RULES = {
     "mlx": mlx,
     "topology": topology,
     "benchmark": benchmark,
+    "deploy_model": deploy_model,
 }

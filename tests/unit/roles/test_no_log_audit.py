@@ -25,6 +25,9 @@ NOT_SECRET = {
     "benchmark_generate_generation_tokens": "a count of a model's tokens, not a credential",
     "benchmark_exo_pp": "prompt sizes in a model's tokens, not credentials",
     "benchmark_exo_tg": "generation lengths in a model's tokens, not credentials",
+    "deploy_model_context_tokens": "a context length in a model's tokens, not a credential",
+    "model_shard.context_tokens": "a context length in a model's tokens, not a credential",
+    "model_shard.run_id": "a deployment's id, the same on every node and in the report, not a credential",
 }
 
 

@@ -179,3 +179,24 @@ def test_sudoers_generated_rules_take_only_names_and_numbers():
                sudoers_pmset_settings={"sleep": "0 -a hibernatemode 0"})
     assert variables(run(rules.sudoers, bad)) == ["sudoers_thunderbolt_interfaces", "sudoers_launchd_labels",
                                                   "sudoers_pmset_settings"]
+
+
+GOOD_DEPLOY = {"deploy_model_source": "/Users/admin/staging/m", "deploy_model_source_host": "mac2",
+               "deploy_model_dir": "/Users/admin/models", "deploy_model_name": "", "deploy_model_stall_timeout": 120}
+
+
+@pytest.mark.parametrize("change, variable, reason", [
+    ({}, None, None),
+    ({"deploy_model_source": ""}, "deploy_model_source", "the model to deploy is not named"),
+    ({"deploy_model_source": "staging/m"}, "deploy_model_source", "an absolute path on the source node"),
+    ({"deploy_model_source_host": "mac9"}, "deploy_model_source_host", "a node of the group macs (mac1, mac2"),
+    ({"deploy_model_dir": "models"}, "deploy_model_dir", "an absolute path on every node"),
+    ({"deploy_model_name": "a/b"}, "deploy_model_name", "a directory name, not a path"),
+    ({"deploy_model_stall_timeout": 1}, "deploy_model_stall_timeout", "5 or more"),
+])
+def test_deploy_model_names_the_model_its_node_and_sensible_paths(change, variable, reason):
+    found = run(rules.deploy_model, dict(GOOD_DEPLOY, **change))
+    if variable is None:
+        assert found == []
+    else:
+        assert variables(found) == [variable] and reason in found[0][2]

@@ -43,11 +43,25 @@ def test_the_generator_covers_every_role_with_options_and_every_kind():
     assert len(CASES) > 150
 
 
+# An operation's inputs that have no sensible default (its defaults leave them empty, and the run refuses
+# that): what to deploy and where it is.
+REQUIRED = {"deploy_model": {"deploy_model_source": "/Users/admin/staging/m", "deploy_model_source_host": "mac1"}}
+
+
 @pytest.mark.parametrize("role", sorted(SPECS))
 def test_each_role_accepts_its_own_defaults(role):
     values = role_defaults(role)
     values.update(role_defaults("macops"))
+    values.update(REQUIRED.get(role, {}))
     assert _inputs.validate(SPECS, ["macops", role], values, context()) == []
+
+
+@pytest.mark.parametrize("role", sorted(REQUIRED))
+def test_an_operation_s_defaults_alone_are_refused_naming_what_is_missing(role):
+    values = role_defaults(role)
+    values.update(role_defaults("macops"))
+    named = sorted(p["details"]["variable"] for p in _inputs.validate(SPECS, ["macops", role], values, context()))
+    assert named == sorted(REQUIRED[role])
 
 
 @pytest.mark.parametrize("role, name, bad, kind, expected", CASES, ids=["%s-%s-%s" % (c[0], c[1], c[3]) for c in CASES])

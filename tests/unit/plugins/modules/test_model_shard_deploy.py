@@ -1,0 +1,217 @@
+"""macops.cluster.model_shard inventory and present on real directories: the bytes really stream through the
+serving program (run by a stand-in ssh that executes the remote command locally and logs the address it
+was given), resume from a partial file, replace a corrupt copy, relay a file as it arrives, prune what is not
+the node's, and change nothing the second time."""
+import hashlib
+import os
+import stat
+import subprocess
+import sys
+import threading
+
+import pytest
+from module_harness import FakeMac, run_module
+
+from ansible_collections.macops.cluster.plugins.module_utils import _model_pull as pull_lib
+from ansible_collections.macops.cluster.plugins.modules import model_shard
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "lab"))
+from macsim import testmodel  # noqa: E402
+
+# ssh's place: drop the options, log the address, run the remote command line through the shell.
+FAKE_SSH = """#!/bin/sh
+while [ "$1" = "-o" ]; do shift 2; done
+address="$1"; shift
+echo "$address" >> "%(log)s"
+exec /bin/sh -c "$1"
+"""
+
+
+def run_into(argv, path):
+    """What the module's runner does: the command's stdout appended to the file."""
+    with open(path, "ab") as handle:
+        proc = subprocess.run(argv, stdout=handle, stderr=subprocess.PIPE)
+    return proc.returncode, proc.stderr.decode()
+
+
+# Runs the command in argv and passes its stdout on 64 KiB at a time, 10 ms apart.
+SLOW_PIPE = """
+import subprocess, sys, time
+proc = subprocess.Popen(sys.argv[1:], stdout=subprocess.PIPE)
+while True:
+    block = proc.stdout.read(65536)
+    if not block:
+        break
+    sys.stdout.buffer.write(block)
+    sys.stdout.flush()
+    time.sleep(0.01)
+sys.exit(proc.wait())
+"""
+
+
+@pytest.fixture()
+def world(tmp_path):
+    source = tmp_path / "source" / "tiny-qwen2"
+    testmodel.write(str(source))
+    files = []
+    for name in sorted(os.listdir(str(source))):
+        with open(str(source / name), "rb") as handle:
+            data = handle.read()
+        files.append({"file": name, "size": len(data), "sha256": hashlib.sha256(data).hexdigest()})
+    ssh = tmp_path / "ssh"
+    ssh.write_text(FAKE_SSH % {"log": str(tmp_path / "ssh.log")})
+    ssh.chmod(ssh.stat().st_mode | stat.S_IXUSR)
+    return {"tmp": tmp_path, "source": source, "files": files, "ssh": str(ssh), "dest": tmp_path / "node" / "m"}
+
+
+def pulls_from(world, names, parent_dir=None, relay=False):
+    return [dict(entry, parent="mac1", address="198.18.0.1", parent_dir=str(parent_dir or world["source"]),
+                 relay=relay) for entry in world["files"] if entry["file"] in names]
+
+
+class RealShell(FakeMac):
+    """run_command for real: the module's pulls are shell command lines (ssh ... >> partial file)."""
+
+    def run_command(self, args, **kwargs):
+        self.calls.append(args)
+        proc = subprocess.run(args, shell=bool(kwargs.get("use_unsafe_shell")), stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, universal_newlines=True)
+        return proc.returncode, proc.stdout, proc.stderr
+
+
+def run(monkeypatch, capsys, world, state="present", check=False, **args):
+    module_args = dict(state=state, dest=str(world["dest"]), files=world["files"], run_id="run-1",
+                       ssh=world["ssh"], parent_python=sys.executable, stall_timeout=5,
+                       checksum_cache=str(world["tmp"] / "cache.json"), _ansible_check_mode=check)
+    module_args.update(args)
+    return run_module(monkeypatch, capsys, model_shard.main, module_args, RealShell([]))[0]
+
+
+def same_files(left, right):
+    names = sorted(n for n in os.listdir(str(left)) if not n.startswith("."))
+    for name in names:
+        with open(str(left / name), "rb") as a, open(str(right / name), "rb") as b:
+            assert a.read() == b.read(), name
+    return names
+
+
+def test_a_node_pulls_every_file_verified_and_a_second_run_moves_nothing(monkeypatch, capsys, world):
+    names = [entry["file"] for entry in world["files"]]
+    first = run(monkeypatch, capsys, world, pulls=pulls_from(world, names))
+    assert first["changed"] is True and sorted(r["file"] for r in first["received"]) == names
+    assert first["bytes_received"] == sum(entry["size"] for entry in world["files"])
+    assert same_files(world["source"], world["dest"]) == names
+    assert not [n for n in os.listdir(str(world["dest"])) if n.endswith(".macops-partial")]
+    # One ssh connection per file, each to the parent's address on the shared cable.
+    assert (world["tmp"] / "ssh.log").read_text().split() == ["198.18.0.1"] * len(names)
+    again = run(monkeypatch, capsys, world, pulls=pulls_from(world, names))
+    assert again["changed"] is False and again["bytes_received"] == 0 and again["received"] == []
+
+
+def test_check_mode_names_what_it_would_pull_and_writes_nothing(monkeypatch, capsys, world):
+    names = [entry["file"] for entry in world["files"]]
+    result = run(monkeypatch, capsys, world, check=True, pulls=pulls_from(world, names))
+    assert result["changed"] is True and result["would_pull"] == names and not world["dest"].exists()
+
+
+def test_an_interrupted_pull_resumes_from_its_partial_file(monkeypatch, capsys, world):
+    big = max(world["files"], key=lambda entry: entry["size"])
+    os.makedirs(str(world["dest"]))
+    with open(str(world["source"] / big["file"]), "rb") as handle:
+        half = handle.read(big["size"] // 2)
+    with open(str(world["dest"] / pull_lib.partial_name(big["file"])), "wb") as handle:
+        handle.write(half)
+    held = run(monkeypatch, capsys, world, state="inventory")["inventory"]
+    assert held["files"][big["file"]] == {"state": "partial", "bytes": len(half)}
+    result = run(monkeypatch, capsys, world, pulls=pulls_from(world, [big["file"]]),
+                 local_source=str(world["source"]))
+    pulled = [r for r in result["received"] if r["file"] == big["file"]][0]
+    assert pulled["resumed_from"] == len(half) and pulled["received"] == big["size"] - len(half)
+    same_files(world["source"], world["dest"])
+
+
+def test_a_corrupt_copy_is_found_removed_and_replaced(monkeypatch, capsys, world):
+    names = [entry["file"] for entry in world["files"]]
+    run(monkeypatch, capsys, world, pulls=pulls_from(world, names))
+    victim = world["dest"] / "model-00002-of-00004.safetensors"
+    data = bytearray(victim.read_bytes())
+    data[100] ^= 0xFF
+    victim.write_bytes(bytes(data))
+    held = run(monkeypatch, capsys, world, state="inventory")["inventory"]
+    assert held["files"][victim.name]["state"] == "wrong"
+    result = run(monkeypatch, capsys, world, pulls=pulls_from(world, [victim.name]))
+    assert result["removed"] == [victim.name] and [r["file"] for r in result["received"]] == [victim.name]
+    same_files(world["source"], world["dest"])
+
+
+def test_files_that_are_not_the_node_s_are_pruned_but_never_in_the_source_itself(monkeypatch, capsys, world):
+    mine = world["files"][:3]
+    os.makedirs(str(world["dest"]))
+    (world["dest"] / "old-model.safetensors").write_bytes(b"x")
+    result = run(monkeypatch, capsys, world, files=mine, local_source=str(world["source"]))
+    assert result["removed"] == ["old-model.safetensors"] and sorted(result["linked"]) == [e["file"] for e in mine]
+    assert sorted(n for n in os.listdir(str(world["dest"])) if not n.startswith(".")) == [e["file"] for e in mine]
+    in_place = run(monkeypatch, capsys, world, files=mine, dest=str(world["source"]),
+                   local_source=str(world["source"]))
+    assert in_place["changed"] is False and len(os.listdir(str(world["source"]))) > 3
+
+
+def test_a_file_with_no_parent_and_no_local_copy_fails_before_anything_moves(monkeypatch, capsys, world):
+    result = run(monkeypatch, capsys, world, pulls=[])
+    assert result["failed"] is True and "gives no parent" in result["msg"] and not world["dest"].exists()
+
+
+def test_a_relay_serves_a_file_while_it_is_still_arriving(world):
+    """mac2 pulls from the source, mac3 pulls the same file from mac2 at the same time: mac3's copy is whole
+    and right, and mac3 asked mac2 only (the relay), not the source."""
+    big = max(world["files"], key=lambda entry: entry["size"])
+    relay_dir, child_dir = world["tmp"] / "mac2", world["tmp"] / "mac3"
+    for directory in (relay_dir, child_dir):
+        os.makedirs(str(directory))
+    asked = []
+
+    def command(parent_dir, relay, slow=False):
+        def command_for(entry, offset):
+            asked.append(parent_dir)
+            argv = pull_lib.serve_argv(sys.executable, parent_dir, entry["file"], entry["size"], offset, 5, "r1", relay)
+            if slow:  # let the relay's copy grow in steps, so the child really reads a growing partial file
+                return [sys.executable, "-c", SLOW_PIPE] + argv
+            return argv
+        return command_for
+
+    entry = dict(big, parent="mac1", address="-", parent_dir=str(world["source"]))
+    child_entry = dict(big, parent="mac2", address="-", parent_dir=str(relay_dir))
+    results = {}
+
+    def child():
+        results["child"] = pull_lib.pull_all([child_entry], str(child_dir), command(str(relay_dir), True),
+                                             run_into, pull_lib.Progress(big["size"]), 5)
+
+    thread = threading.Thread(target=child)
+    thread.start()
+    # The deploy module writes the run marker; here the relay's side writes it itself.
+    (relay_dir / ".macops-run").write_text("r1\n")
+    results["relay"] = pull_lib.pull_all([entry], str(relay_dir), command(str(world["source"]), False, slow=True),
+                                         run_into, pull_lib.Progress(big["size"]), 5)
+    thread.join(30)
+    assert results["relay"][1] == [] and results["child"][1] == []
+    with open(str(child_dir / big["file"]), "rb") as handle:
+        assert hashlib.sha256(handle.read()).hexdigest() == big["sha256"]
+    assert asked.count(str(relay_dir)) == 1 and asked.count(str(world["source"])) == 1
+
+
+def test_a_relay_that_has_not_started_this_run_is_not_read(world):
+    """An old copy at the relay (from an earlier run, about to be replaced) is never served to a child."""
+    big = max(world["files"], key=lambda entry: entry["size"])
+    relay_dir, child_dir = world["tmp"] / "mac2", world["tmp"] / "mac3"
+    os.makedirs(str(relay_dir))
+    os.makedirs(str(child_dir))
+    (relay_dir / big["file"]).write_bytes(b"\0" * big["size"])
+    (relay_dir / ".macops-run").write_text("an-earlier-run\n")
+
+    def command_for(entry, offset):
+        return pull_lib.serve_argv(sys.executable, str(relay_dir), entry["file"], entry["size"], offset, 1, "r1", True)
+
+    done, errors = pull_lib.pull_all([dict(big, parent="mac2", address="-", parent_dir=str(relay_dir))],
+                                     str(child_dir), command_for, run_into, pull_lib.Progress(big["size"]), 1)
+    assert done == [] and "no byte came for 1 s" in errors[0]
