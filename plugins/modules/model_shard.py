@@ -271,6 +271,8 @@ problems:
 """
 
 import os
+import shutil
+import tempfile
 import time
 from shlex import quote as shlex_quote
 
@@ -281,7 +283,7 @@ from ansible_collections.macops.cluster.plugins.module_utils._model_deploy impor
 from ansible_collections.macops.cluster.plugins.module_utils._model_dir import ModelError, read_model
 from ansible_collections.macops.cluster.plugins.module_utils._model_plan import PlanError, place, smallest_fit
 from ansible_collections.macops.cluster.plugins.module_utils._model_pull import (
-    PROGRESS_FILE, Progress, pull_all, serve_argv, ssh_argv)
+    PROGRESS_FILE, Progress, close_masters, control_options, pull_all, serve_argv, ssh_argv)
 from ansible_collections.macops.cluster.plugins.module_utils._problems import problem
 
 FILE_SPEC = dict(file=dict(type="str", required=True), size=dict(type="int", required=True),
@@ -425,10 +427,12 @@ def present_state(module, cache_path):
     todo = [pulls[name] for name in lacking if name in pulls]
     progress = Progress(sum(entry["size"] for entry in todo), os.path.join(dest, PROGRESS_FILE), write_json)
 
+    control = tempfile.mkdtemp(prefix="mcs-", dir="/tmp")  # short: a socket path has at most 104 bytes
+
     def command_for(entry, offset):
         remote = serve_argv(params["parent_python"], entry["parent_dir"], entry["file"], entry["size"], offset,
                             params["stall_timeout"], params["run_id"], entry["relay"])
-        return ssh_argv(params["ssh"], entry["address"], remote)
+        return ssh_argv(params["ssh"], entry["address"], remote, options=control_options(control))
 
     def run(argv, path):
         # stdout goes straight to the partial file: the shell appends it, nothing passes through Python.
@@ -437,7 +441,11 @@ def present_state(module, cache_path):
         return rc, stderr
 
     started = time.time()
-    done, errors = pull_all(todo, dest, command_for, run, progress, params["stall_timeout"])
+    try:
+        done, errors = pull_all(todo, dest, command_for, run, progress, params["stall_timeout"])
+    finally:
+        close_masters(params["ssh"], control, [entry["address"] for entry in todo], module.run_command)
+        shutil.rmtree(control, ignore_errors=True)
     result.update(received=sorted(done, key=lambda item: item["file"]), seconds=round(time.time() - started, 3),
                   bytes_received=sum(item["received"] for item in done))
     write_json(os.path.join(dest, PROGRESS_FILE), progress.snapshot())

@@ -20,7 +20,7 @@ from macsim import testmodel  # noqa: E402
 
 # ssh's place: drop the options, log the address, run the remote command line through the shell.
 FAKE_SSH = """#!/bin/sh
-while [ "$1" = "-o" ]; do shift 2; done
+while :; do case "$1" in -o) shift 2;; -x|-a) shift;; -O) exit 0;; *) break;; esac; done
 address="$1"; shift
 echo "$address" >> "%(log)s"
 exec /bin/sh -c "$1"
