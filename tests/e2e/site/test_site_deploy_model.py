@@ -166,9 +166,14 @@ def test_a_full_disk_on_one_node_stops_the_run_before_any_byte_moves(deploy):
 def mac2_bytes():
     """Bytes mac2's model directory holds so far, whole files and partial ones."""
     directory = on_host("mac2", DEST)
-    names = os.listdir(directory) if os.path.isdir(directory) else []
-    return sum(os.path.getsize(os.path.join(directory, name)) for name in names if name.endswith(
-        (".safetensors", ".macops-partial")))
+    total = 0
+    for name in os.listdir(directory) if os.path.isdir(directory) else []:
+        if name.endswith((".safetensors", ".macops-partial")):
+            try:
+                total += os.path.getsize(os.path.join(directory, name))
+            except OSError:  # a partial file renamed to its name between listdir and here
+                pass
+    return total
 
 
 def test_a_transfer_cut_midway_resumes_and_moves_only_what_was_missing(deploy):
