@@ -31,6 +31,12 @@ from ansible_collections.macops.cluster.plugins.module_utils._model_pull import 
 OWN_FILES = (RUN_MARKER, PROGRESS_FILE)
 
 
+def _partial_of_wanted(name, wanted):
+    """A partial file of a file the node must hold: kept, the next pull resumes from it."""
+    suffix = ".macops-partial"
+    return name.startswith(".") and name.endswith(suffix) and name[1:-len(suffix)] in wanted
+
+
 def inventory(dest, files, cache):
     """{files: {name: {state, bytes}}, extra: [names], missing_bytes}.
 
@@ -56,8 +62,7 @@ def inventory(dest, files, cache):
             states[name] = {"state": "partial" if held else "missing", "bytes": held}
         missing += entry["size"] - held
     extra = sorted(name for name in present if name not in wanted and name not in OWN_FILES
-                   and not (name.startswith(".") and name.endswith(".macops-partial")
-                            and name[1:-len(".macops-partial")] in wanted))
+                   and not _partial_of_wanted(name, wanted))
     return {"files": states, "extra": extra, "missing_bytes": missing}
 
 
@@ -94,7 +99,7 @@ def prune(dest, wanted):
         path = os.path.join(dest, name)
         if name in wanted or name in OWN_FILES or not os.path.isfile(path):
             continue
-        if name.startswith(".") and name.endswith(".macops-partial") and name[1:-len(".macops-partial")] in wanted:
+        if _partial_of_wanted(name, wanted):
             continue
         os.remove(path)
         removed.append(name)
