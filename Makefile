@@ -28,12 +28,15 @@ lab-up: setup
 lab-down:
 	@if [ -x lab/maclab ]; then lab/maclab down; fi
 
+# e2e leaves its converged lab up for molecule (MACLAB_KEEP_UP), which converges it again, checks
+# idempotence and verifies instead of building a second lab from bare (the e2e suite has converged one
+# from bare already); molecule's destroy takes it down. A failed e2e run takes it down itself.
 test: setup
 	@$(MAKE) --no-print-directory lint
 	@$(MAKE) --no-print-directory sanity
 	@$(MAKE) --no-print-directory unit
-	@$(MAKE) --no-print-directory e2e
-	@$(MAKE) --no-print-directory molecule
+	@MACLAB_KEEP_UP=1 $(MAKE) --no-print-directory e2e || { $(MAKE) --no-print-directory lab-down; exit 1; }
+	@MOLECULE_REUSE_LAB=1 $(MAKE) --no-print-directory molecule
 
 lint: setup
 	bash scripts/lint.sh
@@ -57,10 +60,21 @@ e2e-wip: setup
 # Molecule installs the collection under test into ~/.ansible/collections; a copy left there
 # would shadow this working tree for later runs (ansible-lint finds it first), so it goes again
 # unless it was there before. (The recipe runs under -e: every failing test is guarded.)
+# With MOLECULE_REUSE_LAB=1 (make test, after e2e) the steps run one by one on the lab that is up:
+# converge (its create finds the lab up), idempotence, verify, then destroy whatever happened.
 INSTALLED_COPY := $(HOME)/.ansible/collections/ansible_collections/macops/cluster
+MOLECULE_REUSE_LAB ?=
 molecule: setup
 	@had=no; if [ -e $(INSTALLED_COPY) ]; then had=yes; fi; \
-	rc=0; $(BIN)/molecule test --scenario-name default || rc=$$?; \
+	rc=0; \
+	if [ "$(MOLECULE_REUSE_LAB)" = 1 ]; then \
+	  for step in converge idempotence verify; do \
+	    $(BIN)/molecule $$step --scenario-name default || { rc=$$?; break; }; \
+	  done; \
+	  $(BIN)/molecule destroy --scenario-name default || rc=$$?; \
+	else \
+	  $(BIN)/molecule test --scenario-name default || rc=$$?; \
+	fi; \
 	if [ "$$had" = no ]; then \
 	  rm -rf $(INSTALLED_COPY); rmdir $(dir $(INSTALLED_COPY)) 2>/dev/null || true; \
 	fi; \

@@ -14,9 +14,10 @@ description:
   - Takes the placement of M(macops.cluster.model_shard) (V(plan)) and returns what each node must hold, a
     C(shard_disk_full) problem for each node whose volume lacks the bytes it still needs plus the margin, and
     the transfer plan, all before any byte moves.
-  - Each node pulls each file it lacks once, from the source, from a node that holds it, or from a node that
-    receives it in the same run and relays it as it arrives; parents are chosen so the load spreads over every
-    cable (the striped relay of C(docs/deploy-model.md)). Each pull names the parent's address on their cable.
+  - A file several nodes need is cut into pieces, one per cable of the best-connected node. Each node pulls each
+    piece it lacks once, from the source, from a node that holds the file, or from a node that receives the piece
+    in the same run and relays it as it arrives; parents are chosen so the load spreads over every cable (the
+    striped relay of C(docs/deploy-model.md)). Each pull names the parent's address on their cable.
   - The source node's own part comes from the source directory by hard link (or copy), not over a cable.
 positional: _input, source, source_dir, dest, inventories, volumes, applied_hosts
 options:
@@ -70,7 +71,8 @@ RETURN = r"""
 _value:
   description:
     - C(files) (per node, the files it must hold), C(local) (the source's files to link), C(pulls) (per node, in
-      order, C(file), C(size), C(sha256), C(parent), C(address), C(link_id), C(parent_dir), C(relay)), C(problems),
+      order, C(file), C(size), C(sha256), C(offset) and C(length) of the piece, C(parent), C(address), C(link_id),
+      C(parent_dir), C(relay)), C(problems),
       C(link_bytes) (per C(parent>child)), C(wire_bytes), C(missing_bytes) (per node) and C(max_link_bytes).
   type: dict
 """

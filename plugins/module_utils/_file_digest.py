@@ -19,15 +19,22 @@ from concurrent.futures import ThreadPoolExecutor
 CHUNK = 8 * 1024 * 1024
 
 
-def sha256_of(path, chunk=CHUNK):
-    digest = hashlib.sha256()
+def hash_prefix(path, size=None, chunk=CHUNK):
+    """(sha256 object, bytes hashed) over the first `size` bytes of a file (all of it when shorter, or when
+    size is None); the object goes on hashing what comes next (a partial file that grows)."""
+    digest, done = hashlib.sha256(), 0
     with open(path, "rb") as handle:
-        while True:
-            block = handle.read(chunk)
+        while size is None or done < size:
+            block = handle.read(chunk if size is None else min(chunk, size - done))
             if not block:
                 break
             digest.update(block)
-    return digest.hexdigest()
+            done += len(block)
+    return digest, done
+
+
+def sha256_of(path):
+    return hash_prefix(path)[0].hexdigest()
 
 
 def load_cache(path):

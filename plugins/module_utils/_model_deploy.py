@@ -5,7 +5,7 @@
 """The node side of a deployment: ``inventory`` (read only) and ``present``.
 
 ``inventory`` tells the controller, for each file the node must hold, whether it is there and right
-(size and sha256, the digest remembered by size and mtime), a partial file (and how much of it), wrong
+(size and sha256, the digest remembered by size and mtime), partial (the bytes its pieces' partial files hold), wrong
 or missing, and which other files are there. The controller plans the transfers from every node's
 inventory, so nothing is sent to a node that holds it, and checks what each node still needs against
 its free disk (node_facts' df read of the volume) before any byte moves.
@@ -21,6 +21,7 @@ __metaclass__ = type
 
 import json
 import os
+import re
 import shutil
 import tempfile
 
@@ -28,13 +29,26 @@ from ansible_collections.macops.cluster.plugins.module_utils._file_digest import
 from ansible_collections.macops.cluster.plugins.module_utils._model_pull import (
     PROGRESS_FILE, RUN_MARKER, partial_name)
 
-OWN_FILES = (RUN_MARKER, PROGRESS_FILE)
+# The deployment's record beside the files: what the node holds and why (its rank, its layers, the
+# runtime). site.yml's health report and doctor.yml read it with node_facts' models group.
+MANIFEST = ".macops-model.json"
+OWN_FILES = (RUN_MARKER, PROGRESS_FILE, MANIFEST)
 
 
-def _partial_of_wanted(name, wanted):
-    """A partial file of a file the node must hold: kept, the next pull resumes from it."""
-    suffix = ".macops-partial"
-    return name.startswith(".") and name.endswith(suffix) and name[1:-len(suffix)] in wanted
+PARTIAL = re.compile(r"^\.(.+)\.macops-partial(?:@\d+)?$")
+
+
+def _partial_of(name):
+    """The file a partial file (of any piece) belongs to, or None."""
+    match = PARTIAL.match(name)
+    return match.group(1) if match else None
+
+
+def _partial_of_wanted(name, wanted, dest):
+    """A partial file of a file the node must hold and does not have yet: kept, the next pull resumes from
+    it. Once the file is there (a run cut short between its rename and the clean-up) it is a leftover."""
+    owner = _partial_of(name)
+    return owner in wanted and not os.path.exists(os.path.join(dest, owner))
 
 
 def inventory(dest, files, cache):
@@ -47,22 +61,21 @@ def inventory(dest, files, cache):
     sized = [os.path.join(dest, name) for name in sorted(wanted)
              if name in present and os.path.getsize(os.path.join(dest, name)) == wanted[name]["size"]]
     found, _hashed = digests(sized, cache)
+    pieces = [(_partial_of(name), os.path.getsize(os.path.join(dest, name))) for name in present if _partial_of(name)]
     states, missing = {}, 0
     for name, entry in sorted(wanted.items()):
         path = os.path.join(dest, name)
-        partial = partial_name(name)
         if path in found and found[path] == entry["sha256"]:
             states[name] = {"state": "ok", "bytes": entry["size"]}
             continue
-        held = os.path.getsize(os.path.join(dest, partial)) if partial in present else 0
-        held = held if held <= entry["size"] else 0
+        held = min(sum(size for owner, size in pieces if owner == name), entry["size"])
         if name in present:
             states[name] = {"state": "wrong", "bytes": 0}
         else:
             states[name] = {"state": "partial" if held else "missing", "bytes": held}
         missing += entry["size"] - held
     extra = sorted(name for name in present if name not in wanted and name not in OWN_FILES
-                   and not _partial_of_wanted(name, wanted))
+                   and not _partial_of_wanted(name, wanted, dest))
     return {"files": states, "extra": extra, "missing_bytes": missing}
 
 
@@ -99,8 +112,64 @@ def prune(dest, wanted):
         path = os.path.join(dest, name)
         if name in wanted or name in OWN_FILES or not os.path.isfile(path):
             continue
-        if _partial_of_wanted(name, wanted):
+        if _partial_of_wanted(name, wanted, dest):
             continue
         os.remove(path)
         removed.append(name)
     return removed
+
+
+def manifest_of(manifest, files):
+    """The record written beside the files: the deployment's own fields and every file with size and sha256."""
+    document = dict(manifest)
+    document["files"] = [{"file": entry["file"], "size": entry["size"], "sha256": entry["sha256"]}
+                         for entry in sorted(files, key=lambda entry: entry["file"])]
+    return document
+
+
+def write_manifest(dest, document, check_mode):
+    """Write the record unless it already says this; True when it changed (or would, in check mode)."""
+    path = os.path.join(dest, MANIFEST)
+    try:
+        with open(path) as handle:
+            if json.load(handle) == document:
+                return False
+    except (IOError, OSError, ValueError):
+        pass
+    if not check_mode:
+        write_json(path, document)
+    return True
+
+
+def deployed_models(directories):
+    """Each model directory under `directories` that holds a deployment record, checked by name and size
+    only (no hashing, so a read stays cheap enough to run every few minutes):
+    [{path, name, runtime, rank, ranks, layers, ..., files, bytes, missing, wrong_size, complete}].
+    A record that cannot be read is listed with its error."""
+    models = []
+    for directory in directories:
+        names = sorted(os.listdir(directory)) if os.path.isdir(directory) else []
+        for name in names:
+            path = os.path.join(directory, name)
+            record = os.path.join(path, MANIFEST)
+            if not os.path.isfile(record):
+                continue
+            try:
+                with open(record) as handle:
+                    document = json.load(handle)
+                files = document.pop("files")
+                sizes = dict((entry["file"], int(entry["size"])) for entry in files)
+            except (IOError, OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+                models.append({"path": path, "error": "%s: %s" % (record, exc), "complete": False})
+                continue
+            missing, wrong = [], []
+            for file_name, size in sorted(sizes.items()):
+                try:
+                    if os.path.getsize(os.path.join(path, file_name)) != size:
+                        wrong.append(file_name)
+                except OSError:
+                    missing.append(file_name)
+            entry = dict(document, path=path, files=len(sizes), bytes=sum(sizes.values()), missing=missing,
+                         wrong_size=wrong, complete=not missing and not wrong)
+            models.append(entry)
+    return models

@@ -445,6 +445,21 @@ REGISTRY = {
         "(deploy_model_disk_margin_mb); nothing is sent to any node.",
         "Free space on that node (the message gives both sizes), deploy a smaller quantization, or place the "
         "model on fewer nodes; then run deploy-model.yml again."),
+    "shard_hub_unavailable": _code(
+        ERROR, "model_shard",
+        "The model could not be downloaded from the hub on the source node (no such repository or revision, a "
+        "gated model without a token that may read it, no network, or no huggingface_hub in the venv); nothing "
+        "was sent to any other node.",
+        "Check the id and revision on the hub's page, give deploy_model_hub_token for a gated or private model, "
+        "or let the source node reach the hub (deploy_model_hub_endpoint for a mirror); then run deploy-model.yml "
+        "again: it resumes what came already."),
+    "model_copy_incomplete": _code(
+        WARNING, "report",
+        "A node's copy of a deployed model lacks files or has files of the wrong size (its record, "
+        ".macops-model.json, lists what deploy-model.yml gave it), or a rank of the placement is on no node: "
+        "the model will not load there.",
+        "Run deploy-model.yml again with the same source and name: it sends only what is missing and checks "
+        "every sha256."),
     "shard_unreachable": _code(
         ERROR, "model_shard",
         "A node needs a file that no chain of Thunderbolt cables brings from a node that holds it (a node with no "

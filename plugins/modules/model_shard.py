@@ -30,10 +30,11 @@ description:
     controller plans the transfers from it and checks the bytes still missing against the free disk that
     M(macops.cluster.node_facts) reads.
   - V(present) makes O(dest) hold exactly O(files). It removes wrong files, links or copies what O(local_source)
-    holds, pulls the rest from its parents over SSH (O(pulls), each from the parent's address on the cable they
-    share), and removes every other file. A file appears under its name only whole and with its sha256 checked;
-    an interrupted pull resumes from its partial file; a parent that is itself receiving a file serves it as it
-    arrives (the striped relay of C(docs/deploy-model.md)).
+    holds, pulls the rest from its parents over SSH (O(pulls), each a file or a piece of one, from the parent's
+    address on the cable they share; a file's pieces come from several parents at once), and removes every other
+    file. A file appears under its name only whole and with its sha256 checked; an interrupted pull resumes from
+    its partial files; a parent that is itself receiving a piece serves it as it arrives (the striped relay of
+    C(docs/deploy-model.md)).
   - The placement rules, the transfer plan and the relay, with their sources, are in C(docs/deploy-model.md).
 author: macops.cluster team (@macops)
 extends_documentation_fragment:
@@ -172,6 +173,14 @@ options:
         description: The parent is receiving the file in this run too, and serves it as it arrives.
         type: bool
         default: false
+      offset:
+        description: The first byte of the piece this entry pulls (a file may come in pieces from several
+          parents at once; together a file's entries cover it exactly).
+        type: int
+        default: 0
+      length:
+        description: The piece's length in bytes; by default the rest of the file from O(pulls[].offset).
+        type: int
   local_source:
     description: V(present) only. A directory on this node that holds the model (the source); its files are hard
       linked (or copied) rather than pulled.
@@ -198,6 +207,14 @@ options:
       parent).
     type: int
     default: 120
+  manifest:
+    description:
+      - V(present) only. The deployment's record, written as C(.macops-model.json) in O(dest) once every file is
+        there (with O(files) added), and kept by the prune. M(macops.cluster.node_facts)' C(models) group reads it
+        for the health report and the doctor.
+      - Give only what stays the same from run to run (model, runtime, rank, layers), so a second run changes
+        nothing.
+    type: dict
 seealso:
   - module: macops.cluster.node_facts
 """
@@ -222,7 +239,8 @@ inventory:
   returned: state is inventory
   type: dict
 received:
-  description: V(present). Per pulled file its C(parent), C(received) bytes, C(resumed_from) and C(seconds).
+  description: V(present). Per pulled file its C(parent) (of the first piece), C(parents), C(pieces), C(received)
+    bytes, C(resumed_from) (bytes its partial files held) and C(seconds).
   returned: state is present
   type: list
   elements: dict
@@ -240,6 +258,10 @@ bytes_received:
   description: V(present). Bytes that came over the cables in this run.
   returned: state is present
   type: int
+manifest:
+  description: V(present). Whether the deployment's record (O(manifest)) was written (or would be, in check mode).
+  returned: state is present
+  type: bool
 seconds:
   description: V(present). Wall time of the pulls.
   returned: state is present
@@ -279,11 +301,11 @@ from shlex import quote as shlex_quote
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.macops.cluster.plugins.module_utils._file_digest import digests, load_cache, save_cache
 from ansible_collections.macops.cluster.plugins.module_utils._model_deploy import (
-    inventory, link_or_copy, mark_run, prune, write_json)
+    inventory, link_or_copy, manifest_of, mark_run, prune, write_json, write_manifest)
 from ansible_collections.macops.cluster.plugins.module_utils._model_dir import ModelError, read_model
 from ansible_collections.macops.cluster.plugins.module_utils._model_plan import PlanError, place, smallest_fit
 from ansible_collections.macops.cluster.plugins.module_utils._model_pull import (
-    PROGRESS_FILE, Progress, close_masters, control_options, pull_all, serve_argv, ssh_argv)
+    PROGRESS_FILE, Progress, close_masters, control_options, pull_all, serve_argv, ssh_argv, tiling_errors)
 from ansible_collections.macops.cluster.plugins.module_utils._problems import problem
 
 FILE_SPEC = dict(file=dict(type="str", required=True), size=dict(type="int", required=True),
@@ -308,13 +330,15 @@ ARGUMENT_SPEC = dict(
     pulls=dict(type="list", elements="dict", default=[], options=dict(
         FILE_SPEC, parent=dict(type="str", required=True), address=dict(type="str", required=True),
         link_id=dict(type="str"),
-        parent_dir=dict(type="path", required=True), relay=dict(type="bool", default=False))),
+        parent_dir=dict(type="path", required=True), relay=dict(type="bool", default=False),
+        offset=dict(type="int", default=0), length=dict(type="int"))),
     local_source=dict(type="path"),
     prune=dict(type="bool", default=True),
     run_id=dict(type="str"),
     ssh=dict(type="path", default="/usr/bin/ssh"),
     parent_python=dict(type="path", default="/usr/bin/python3"),
     stall_timeout=dict(type="int", default=120),
+    manifest=dict(type="dict"),
 )
 REQUIRED_IF = [("state", "plan", ("path", "nodes", "runtime", "runtime_version")),
                ("state", "inventory", ("dest", "files")),
@@ -403,7 +427,10 @@ def present_state(module, cache_path):
     local = params["local_source"]
     in_place = bool(local) and os.path.realpath(local) == os.path.realpath(dest)
     held = inventory_state(module, cache_path)
-    pulls = dict((entry["file"], entry) for entry in params["pulls"])
+    pulls = set(entry["file"] for entry in params["pulls"])
+    tiling = tiling_errors(params["pulls"])
+    if tiling:
+        module.fail_json(msg="the transfer plan's pieces are wrong: %s" % "; ".join(tiling))
     lacking = [name for name, state in sorted(held["files"].items()) if state["state"] != "ok"]
     from_local = [name for name in lacking if name not in pulls and local and not in_place
                   and os.path.isfile(os.path.join(local, name))]
@@ -412,10 +439,13 @@ def present_state(module, cache_path):
         module.fail_json(msg="%s lacks %s and the transfer plan gives no parent for it" % (dest, ", ".join(unplanned)))
     wrong = [name for name in lacking if held["files"][name]["state"] == "wrong"]
     extra = held["extra"] if params["prune"] and not in_place else []
+    record = manifest_of(params["manifest"], params["files"]) if params["manifest"] is not None else None
     result = dict(changed=bool(lacking or extra), received=[], linked=from_local, removed=sorted(wrong + extra),
-                  bytes_received=0, seconds=0.0, inventory=held)
+                  bytes_received=0, seconds=0.0, inventory=held, manifest=False)
     if module.check_mode:
         result["would_pull"] = sorted(name for name in lacking if name in pulls)
+        result["manifest"] = record is not None and write_manifest(dest, record, True)
+        result["changed"] = result["changed"] or result["manifest"]
         module.exit_json(**result)
     if not os.path.isdir(dest):
         os.makedirs(dest, 0o755)
@@ -424,14 +454,18 @@ def present_state(module, cache_path):
     mark_run(dest, params["run_id"])
     for name in from_local:
         link_or_copy(local, dest, name)
-    todo = [pulls[name] for name in lacking if name in pulls]
-    progress = Progress(sum(entry["size"] for entry in todo), os.path.join(dest, PROGRESS_FILE), write_json)
+    todo = [entry for entry in params["pulls"] if entry["file"] in lacking]
+    # The bytes still to come: the pieces less what their partial files hold.
+    coming = sum(entry.get("length") or entry["size"] - (entry.get("offset") or 0) for entry in todo) - sum(
+        held["files"][name]["bytes"] for name in set(entry["file"] for entry in todo))
+    progress = Progress(coming, os.path.join(dest, PROGRESS_FILE), write_json)
+    write_json(os.path.join(dest, PROGRESS_FILE), progress.snapshot())  # this run's, from its first second
 
     control = tempfile.mkdtemp(prefix="mcs-", dir="/tmp")  # short: a socket path has at most 104 bytes
 
-    def command_for(entry, offset):
-        remote = serve_argv(params["parent_python"], entry["parent_dir"], entry["file"], entry["size"], offset,
-                            params["stall_timeout"], params["run_id"], entry["relay"])
+    def command_for(entry, pos):
+        remote = serve_argv(params["parent_python"], entry["parent_dir"], entry, pos, params["stall_timeout"],
+                            params["run_id"], entry["relay"])
         return ssh_argv(params["ssh"], entry["address"], remote, options=control_options(control))
 
     def run(argv, path):
@@ -454,6 +488,9 @@ def present_state(module, cache_path):
                          **result)
     if extra:
         prune(dest, wanted)
+    if record is not None:
+        result["manifest"] = write_manifest(dest, record, False)
+        result["changed"] = result["changed"] or result["manifest"]
     module.exit_json(**result)
 
 

@@ -41,7 +41,7 @@ options:
     description: What to read.
     type: list
     elements: str
-    choices: [mac, macos, disk, filevault, launchd, boot, wired_limit, rdma, updates, user, files]
+    choices: [mac, macos, disk, filevault, launchd, boot, wired_limit, rdma, updates, user, files, models]
     default: [mac, macos, disk, filevault, launchd, user]
   volumes:
     description: Paths whose volume C(disk) measures, each given to C(df -k) as is.
@@ -57,6 +57,14 @@ options:
     description:
       - Small text files C(files) reads (the collection's own state, such as the address plan applied last
         time, or a public key), each at most 1 MiB. A file that is not there is no failure.
+    type: list
+    elements: path
+    default: []
+  models_dirs:
+    description:
+      - Directories whose model directories C(models) lists, each one that holds a deployment record
+        (C(.macops-model.json), written by M(macops.cluster.model_shard)), with its files checked by name and size.
+        A directory that is not there lists nothing.
     type: list
     elements: path
     default: []
@@ -153,6 +161,17 @@ files:
   type: dict
   returned: when C(files) is gathered
   sample: {"/Library/Application Support/macops/thunderbolt-plan.json": {"exists": true, "content": "{}", "json": {}}}
+models:
+  description:
+    - Per deployed model under O(models_dirs), its record (C(name), C(runtime), C(runtime_version), C(mode),
+      C(copies), C(rank), C(ranks), C(layers), C(model_id)) with C(path), C(files) (how many), C(bytes), C(missing)
+      and C(wrong_size) (file names) and C(complete). Sizes only; the sha256 are checked by deploy-model.yml.
+    - A record that cannot be read gives C(path), C(error) and C(complete=false).
+  type: list
+  elements: dict
+  returned: when C(models) is gathered
+  sample: [{"name": "tiny-qwen2", "runtime": "mlx-lm", "rank": 1, "ranks": 4, "layers": [6, 12], "files": 5,
+            "bytes": 260000000, "missing": [], "wrong_size": [], "complete": true, "path": "/Users/admin/models/tiny-qwen2"}]
 ansible_facts:
   description: C(user_id) and C(user_dir) when C(user) is gathered; C(macops_mac) and C(macops_node) with O(set_facts).
   returned: when C(user) is gathered or O(set_facts=true)
@@ -168,6 +187,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.macops.cluster.plugins.module_utils import _df, _fdesetup, _rdma_facts, _softwareupdate
 from ansible_collections.macops.cluster.plugins.module_utils import _module_commands as commands
 from ansible_collections.macops.cluster.plugins.module_utils._mac_facts import build_mac
+from ansible_collections.macops.cluster.plugins.module_utils._model_deploy import deployed_models
 from ansible_collections.macops.cluster.plugins.module_utils._networksetup import parse_hardware_ports
 from ansible_collections.macops.cluster.plugins.module_utils._parsing import ParseError
 from ansible_collections.macops.cluster.plugins.module_utils._sw_vers import parse_full, version_tuple
@@ -179,7 +199,8 @@ from ansible_collections.macops.cluster.plugins.module_utils._system_profiler im
 )
 from ansible_collections.macops.cluster.plugins.module_utils._wired_limit import boot_target_mb
 
-GROUPS = ["mac", "macos", "disk", "filevault", "launchd", "boot", "wired_limit", "rdma", "updates", "user", "files"]
+GROUPS = ["mac", "macos", "disk", "filevault", "launchd", "boot", "wired_limit", "rdma", "updates", "user", "files",
+          "models"]
 MAX_FILE_BYTES = 1 << 20
 DEFAULT_GROUPS = ["mac", "macos", "disk", "filevault", "launchd", "user"]
 # launchctl print's exit status for a service launchd does not know.
@@ -355,6 +376,8 @@ def collect(module):
         node["rdma"] = read_rdma(module, reads, mac, macos)
     if "files" in groups:
         node["files"] = read_files(module)
+    if "models" in groups:
+        node["models"] = deployed_models(module.params["models_dirs"])
     if "updates" in groups:
         # "No new software available." goes to stderr with exit status 0.
         node["updates"] = commands.parse(module, _softwareupdate.parse_list, reads.output("updates"))
@@ -379,6 +402,7 @@ def main():
             volumes=dict(type="list", elements="str", default=["/"]),
             launchd_labels=dict(type="list", elements="str", default=["com.openssh.sshd"]),
             files=dict(type="list", elements="path", default=[]),
+            models_dirs=dict(type="list", elements="path", default=[]),
             wired_limit_plist=dict(type="path", default="/Library/LaunchDaemons/org.macops.gpu-memory.plist"),
             min_macos=dict(type="str", default="26.2"),
             mac=dict(type="dict"),

@@ -17,6 +17,8 @@ import datetime
 import html
 import os
 
+from ansible_collections.macops.cluster.plugins.plugin_utils._markdown import md_table
+
 OK_COLOUR, LOW_COLOUR, FLOOR_COLOUR = "#2b8a3e", "#c92a2a", "#495057"
 
 
@@ -179,11 +181,6 @@ def _exo_rows(results):
              str(len(r["repeats"]))) for r in results]
 
 
-def _md_table(headers, rows):
-    return ["| %s |" % " | ".join(headers), "|%s" % ("---|" * len(headers))] + [
-        "| %s |" % " | ".join(row) for row in rows]
-
-
 HPL_HEADERS = ("N", "NB", "P x Q", "ranks", "time (s)", "Gflops", "scaled residual", "check")
 
 
@@ -289,17 +286,17 @@ def render_markdown(document, images):
         lines.append("Every cable is at or above its baseline less %s %%." % document["margin_percent"])
     lines.append("")
     lines.extend("![%s](%s)" % (caption, name) for name, caption in images)
-    lines.extend([""] + _md_table(HEADERS, _rows(links["results"])))
+    lines.extend([""] + md_table(HEADERS, _rows(links["results"])))
     allsum = document["suites"].get("allsum")
     if allsum:
-        lines.extend(["", "## all_sum", ""] + _md_table(ALLSUM_HEADERS, _allsum_rows(allsum["results"])))
+        lines.extend(["", "## all_sum", ""] + md_table(ALLSUM_HEADERS, _allsum_rows(allsum["results"])))
     generate = document["suites"].get("generate")
     if generate:
         lines.extend(["", "## Generation (mlx_lm.benchmark)", ""]
-                     + _md_table(GENERATE_HEADERS, _generate_rows(generate["results"])))
+                     + md_table(GENERATE_HEADERS, _generate_rows(generate["results"])))
     for title, headers, rows, oks in _run_once_suites(document):
         lines.extend(["", "## %s" % title, ""])
-        lines.extend(["Skipped: %s" % oks] if rows is None else _md_table(headers, rows))
+        lines.extend(["Skipped: %s" % oks] if rows is None else md_table(headers, rows))
     return "\n".join(lines) + "\n"
 
 

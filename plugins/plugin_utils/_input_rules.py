@@ -499,11 +499,26 @@ def deploy_model(params, context):
     found = _at_least(params, context, [
         ("deploy_model_context_tokens", 0, "tokens"), ("deploy_model_overhead_mb", 0, "MB"),
         ("deploy_model_disk_margin_mb", 0, "MB"), ("deploy_model_stall_timeout", 5, "seconds"),
-        ("deploy_model_timeout", 60, "seconds")])
-    if params.has("deploy_model_source") and not params["deploy_model_source"]:
+        ("deploy_model_timeout", 60, "seconds"),
+        ("deploy_model_progress_interval", 1, "seconds")])
+    hub_id = params.get("deploy_model_hub_id") or ""
+    if params.has("deploy_model_source") and not params["deploy_model_source"] and not hub_id:
         found.append(_bad(context, "deploy_model_source", "", "the model to deploy is not named",
                           "Set deploy_model_source to the model's directory on the node that holds it, such as "
-                          "/Users/admin/staging/DeepSeek-V3.1-4bit (-e deploy_model_source=...)."))
+                          "/Users/admin/staging/DeepSeek-V3.1-4bit (-e deploy_model_source=...), or "
+                          "deploy_model_hub_id to its Hugging Face id to download it there first."))
+    if hub_id and not re.match(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$", hub_id):
+        found.append(_bad(context, "deploy_model_hub_id", hub_id, "a Hugging Face id is org/name (letters, digits, "
+                          "'-', '_', '.')", "Set deploy_model_hub_id to an id such as mlx-community/Qwen3-0.6B-4bit, "
+                          "as the model's page on the hub shows it."))
+    endpoint = params.get("deploy_model_hub_endpoint") or ""
+    if endpoint and not re.match(r"^https?://[^\s/]+", endpoint):
+        found.append(_bad(context, "deploy_model_hub_endpoint", endpoint, "it must be an http:// or https:// URL",
+                          "Set deploy_model_hub_endpoint to the hub's URL, such as https://huggingface.co, or "
+                          "leave it empty."))
+    if hub_id and params.has("deploy_model_hub_revision") and not params["deploy_model_hub_revision"]:
+        found.append(_bad(context, "deploy_model_hub_revision", "", "the revision is empty",
+                          "Set deploy_model_hub_revision to a branch, tag or commit (main by default)."))
     found += _absolute(params, context, "deploy_model_source", "an absolute path on the source node", empty_ok=True)
     found += _absolute(params, context, "deploy_model_dir", "an absolute path on every node")
     host = params.get("deploy_model_source_host")
@@ -513,10 +528,27 @@ def deploy_model(params, context):
                           "Set deploy_model_source_host to the node that holds the model (-e "
                           "deploy_model_source_host=%s)." % (context.macs[0] if context.macs else "mac1")))
     name = params.get("deploy_model_name")
-    if name and ("/" in name or name in (".", "..")):
-        found.append(_bad(context, "deploy_model_name", name, "it is a directory name, not a path",
-                          "Set deploy_model_name to a name such as DeepSeek-V3.1-4bit, or leave it empty."))
+    parts = (name or "").split("/")
+    if name and (len(parts) > 2 or not all(parts) or any(part in (".", "..") for part in parts)):
+        found.append(_bad(context, "deploy_model_name", name, "it is a directory name or a Hugging Face id "
+                          "(org/name), not a path",
+                          "Set deploy_model_name to a name such as DeepSeek-V3.1-4bit or an id such as "
+                          "mlx-community/DeepSeek-V3.1-4bit, or leave it empty."))
+    elif params.get("deploy_model_runtime") == "exo" and "--" not in model_directory_name(
+            name or hub_id, params.get("deploy_model_source") or ""):
+        shown = name or model_directory_name("", params.get("deploy_model_source") or "")
+        found.append(_bad(context, "deploy_model_name", shown, "exo finds a model in its models directories only "
+                          "as <org>--<name>, from its Hugging Face id org/name",
+                          "Set deploy_model_name to the model's Hugging Face id, such as "
+                          "mlx-community/Qwen3-0.6B-4bit: the nodes then get mlx-community--Qwen3-0.6B-4bit, "
+                          "where exo looks."))
     return found
+
+
+def model_directory_name(name, source):
+    """The model's directory on the nodes: deploy_model_name (a Hugging Face id org/name becomes org--name,
+    exo's layout), else the source directory's own name."""
+    return (name or source.rstrip("/").rsplit("/", 1)[-1]).replace("/", "--")
 
 
 RULES = {

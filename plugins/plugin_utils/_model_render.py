@@ -7,15 +7,12 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.macops.cluster.plugins.plugin_utils._markdown import md_table
+
 
 def _size(size):
     """Bytes as a person reads them: GB from a gigabyte, MB below."""
     return "%.2f GB" % (size / 1e9) if size >= 1e9 else "%.1f MB" % (size / 1e6)
-
-
-def _table(headers, rows):
-    return ["| %s |" % " | ".join(headers), "|%s" % ("---|" * len(headers))] + [
-        "| %s |" % " | ".join(str(cell) for cell in row) for row in rows]
 
 
 def plan_markdown(plan, model):
@@ -32,8 +29,8 @@ def plan_markdown(plan, model):
              _size(r["disk_bytes"]), _size(r["weight_bytes"]), _size(r["kv_reserve_bytes"]), _size(r["need_bytes"]),
              "%s (%s)" % (_size(r["wired_limit_bytes"]), r["wired_limit_source"]), _size(r["headroom_bytes"]))
             for r in plan["ranks"]]
-    lines.extend(_table(("rank", "node", "layers", "count", "files", "disk", "weights", "KV cache", "needs",
-                         "wired limit", "headroom"), rows))
+    lines.extend(md_table(("rank", "node", "layers", "count", "files", "disk", "weights", "KV cache", "needs",
+                           "wired limit", "headroom"), rows))
     return "\n".join(lines) + "\n"
 
 
@@ -46,9 +43,21 @@ def deploy_markdown(report):
     rows = [(host, node["files"], node["linked"], node["pulled"], node["removed"], _size(node["bytes_received"]),
              "%.1f" % node["seconds"], "%.1f" % (node["bytes_received"] / 1e6 / node["seconds"]) if node["seconds"]
              else "-") for host, node in sorted(report["nodes"].items())]
-    lines.extend(_table(("node", "files held", "linked", "pulled", "removed", "received", "seconds", "MB/s"), rows))
+    lines.extend(md_table(("node", "files held", "linked", "pulled", "removed", "received", "seconds", "MB/s"), rows))
     if report["link_bytes"]:
         lines.extend(["", "Bytes per cable and direction:", ""])
-        lines.extend(_table(("from > to", "bytes"), [(pair, _size(size))
-                                                     for pair, size in sorted(report["link_bytes"].items())]))
+        lines.extend(md_table(("from > to", "bytes"), [(pair, _size(size))
+                                                       for pair, size in sorted(report["link_bytes"].items())]))
     return "\n".join(lines) + "\n"
+
+
+def progress_line(snapshot):
+    """One line of a transfer's progress file (model_shard's .macops-progress.json), as a person reads it:
+    bytes of the total, the share, the rate and the time left; None when it says nothing yet."""
+    if not isinstance(snapshot, dict) or not snapshot.get("bytes_total"):
+        return None
+    done, total = int(snapshot.get("bytes_done") or 0), int(snapshot["bytes_total"])
+    rate = float(snapshot.get("bytes_per_second") or 0)
+    left = " about %d s left," % ((total - done) / rate) if rate and done < total else ""
+    line = "%s of %s (%d%%), %.1f MB/s,%s" % (_size(done), _size(total), 100 * done // total, rate / 1e6, left)
+    return line.rstrip(",") + ("; now %s" % snapshot["file"] if snapshot.get("file") and done < total else "")

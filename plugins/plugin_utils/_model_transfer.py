@@ -4,18 +4,24 @@
 """The transfer plan of a model deployment: every byte a node needs crosses one cable once, and the
 load is spread over every cable.
 
-Each node pulls each file it lacks from one *parent*: the source, a node that already holds a good
-copy, or a node that is itself receiving the file (it serves the bytes as they arrive, so a relay
-costs one file's head start, not one file's time). Parents are chosen file by file, largest first, as
-the end of the least-loaded cable into the receiver, among nodes that hold the file or already have a
-parent for it. For full replicas from one node of a 4-node mesh this gives the striped relay: the
-source sends each file to one neighbour, which forwards it to the other two, and each cable carries
-about a third of the model, so the copy takes D / 3B where parallel direct copies take D / B. For
-per-rank shards each rank's own files come straight over its own cable, the shared files (embeddings,
-head) by relay.
+Whole files balance the cables only to within a file (16 files over 3 cables leave one cable a file
+ahead), so the smallest few files that several nodes need are cut into *pieces*, as many as the most
+cables any node has (the stripes), none under MIN_PIECE; their pieces go last and fill the gaps to
+within a piece. The cut depends only on the file sizes, the cabling and who needs each file, so a
+resumed run cuts the same way and its partial pieces still fit.
 
-Queues: a node pulls from each parent in the global file order (largest first), one file at a time
-per parent and several parents at once. Every file's tree is rooted at holders and every queue keeps
+Each node pulls each piece it lacks from one *parent*: the source, a node that already holds a good
+copy, or a node that is itself receiving the piece (it serves the bytes as they arrive, so a relay
+costs a moment's head start, not a piece's time). Parents are chosen piece by piece, largest first, as
+the end of the least-loaded cable into the receiver, among nodes that hold the file or already have a
+parent for the piece. For full replicas from one node of a 4-node mesh this gives the striped relay:
+the source sends each piece to one neighbour, which forwards it to the other two, and each cable
+carries a third of the model to within a piece, so the copy takes D / 3B where parallel direct copies
+take D / B. For per-rank shards each rank's own files come straight over its
+own cable, the shared files (embeddings, head) by relay.
+
+Queues: a node pulls from each parent in the global piece order (largest first), one piece at a time
+per parent and several parents at once. Every piece's tree is rooted at holders and every queue keeps
 the same order, so no two nodes can wait on each other.
 """
 
@@ -24,6 +30,9 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import re
+
+
+MIN_PIECE = 8 * 1024 * 1024
 
 
 class TransferError(ValueError):
@@ -43,20 +52,53 @@ def cable_ends(cables):
     return ends
 
 
+def piece_bounds(size, stripes, minimum=MIN_PIECE):
+    """[(offset, length)]: a file cut into `stripes` pieces of (nearly) equal length, none under `minimum`."""
+    if size <= 0:
+        return [(0, 0)]
+    count = max(1, min(stripes, size // minimum))
+    step = -(-size // count)
+    return [(offset, min(step, size - offset)) for offset in range(0, size, step)]
+
+
+def _stripes(cables):
+    degree = {}
+    for cable in cables:
+        for end in (cable["a"], cable["b"]):
+            degree[end] = degree.get(end, 0) + 1
+    return max(degree.values()) if degree else 1
+
+
+def pieces_of(files, needs, cables):
+    """[(name, offset, length)], largest first. Whole files balance the cables only to within a file, so the
+    smallest files several nodes need (as many as the stripes, each at least two MIN_PIECE) are cut into
+    stripes: their pieces come last and fill the gaps to within a piece. Only a few files are cut: each
+    piece costs a session and the file's assembly, and large files gain nothing from a cut."""
+    stripes = _stripes(cables)
+    shared = [name for name in files if files[name]["size"] >= 2 * MIN_PIECE
+              and sum(1 for names in needs.values() if name in names) > 1]
+    cut = set(sorted(shared, key=lambda name: (files[name]["size"], _natural(name)))[:stripes])
+    pieces = []
+    for name, entry in files.items():
+        for offset, length in piece_bounds(entry["size"], stripes if name in cut else 1):
+            pieces.append((name, offset, length))
+    return sorted(pieces, key=lambda piece: (-piece[2], _natural(piece[0]), piece[1]))
+
+
 def transfer_plan(files, needs, holders, cables):
     """Who pulls what from whom.
 
-    files: {name: {size, sha256}}; needs: {host: [names it must end up with]}; holders: {host: [names it
-    already holds, verified]} (the source holds them all); cables: [{link_id, a, b, a_ip, b_ip}].
+    files: {name: {size, sha256}}; needs: {host: [names it must end up with]} for the receiving nodes (the
+    cut into pieces counts them, whatever they hold already); holders: {host: [names it already holds,
+    verified]} (the source holds them all); cables: [{link_id, a, b, a_ip, b_ip}].
 
-    Returns {pulls: {host: [{file, size, sha256, parent, address, link_id}]} in pull order, link_bytes:
-    {"parent>child": bytes}, wire_bytes, missing_bytes: {host: bytes}, max_link_bytes}."""
+    Returns {pulls: {host: [{file, size, sha256, offset, length, parent, address, link_id}]} in pull order
+    (a piece per entry), link_bytes: {"parent>child": bytes}, wire_bytes, missing_bytes: {host: bytes},
+    max_link_bytes}."""
     ends = cable_ends(cables)
     load = dict((pair, 0) for pair in ends)
     pulls = dict((host, []) for host in needs)
-    order = sorted(files, key=lambda name: (-files[name]["size"], _natural(name)))
-    for name in order:
-        size = files[name]["size"]
+    for name, offset, size in pieces_of(files, needs, cables):
         have = set(host for host, names in holders.items() if name in names)
         pending = set(host for host, names in needs.items() if name in names and host not in have)
         if not pending:
@@ -78,14 +120,15 @@ def transfer_plan(files, needs, holders, cables):
             depth[child] = depth[parent] + 1
             pending.discard(child)
             address, link_id = ends[(parent, child)]
-            pulls[child].append({"file": name, "size": size, "sha256": files[name].get("sha256"),
-                                 "parent": parent, "address": address, "link_id": link_id})
+            pulls[child].append({"file": name, "size": files[name]["size"], "sha256": files[name].get("sha256"),
+                                 "offset": offset, "length": size, "parent": parent, "address": address,
+                                 "link_id": link_id})
     link_bytes = dict(("%s>%s" % pair, value) for pair, value in sorted(load.items()) if value)
     return {
         "pulls": pulls,
         "link_bytes": link_bytes,
         "wire_bytes": sum(link_bytes.values()),
-        "missing_bytes": dict((host, sum(p["size"] for p in entries)) for host, entries in pulls.items()),
+        "missing_bytes": dict((host, sum(p["length"] for p in entries)) for host, entries in pulls.items()),
         "max_link_bytes": max(link_bytes.values()) if link_bytes else 0,
     }
 

@@ -37,8 +37,16 @@ def _mac(host_vars):
     return _plain(mac) if mac is not None else None
 
 
+def _models(host_vars):
+    """The deployed models node_facts' models group found (the preflight read), None when not read."""
+    facts = host_vars.get("ansible_facts") if host_vars is not None else None
+    node = facts.get("macops_node") if isinstance(facts, Mapping) else None
+    models = node.get("models") if isinstance(node, Mapping) else None
+    return _plain(models) if isinstance(models, (list, tuple)) else None
+
+
 def node_entry(host, host_vars, play_hosts):
-    """One host's report entry ({reachable, mac, rdma, software, gpu, services, checks})."""
+    """One host's report entry ({reachable, mac, rdma, software, gpu, services, checks, models})."""
     mac = _mac(host_vars)
     rdma, gpu = (_plain(host_vars.get(name)) if host_vars is not None else None
                  for name in ("macops_rdma", "macops_gpu"))
@@ -59,6 +67,7 @@ def node_entry(host, host_vars, play_hosts):
         "gpu": gpu,
         "services": {"exo": {"running": exo.get("running"), "detail": exo.get("detail", "")}},
         "checks": checks,
+        "models": _models(host_vars),
     }
 
 

@@ -28,6 +28,7 @@ from ansible_collections.macops.cluster.plugins.module_utils._problems import (
 )
 from ansible_collections.macops.cluster.plugins.module_utils._thunderbolt_items import describe_device
 
+from ._report_models import deployed_models
 from ._topology_common import ERROR, INFO, WARNING, TopologyError, describe_port, link_id_of, natural_key
 
 # 2: problems are the one shape of plugins/module_utils/_problems.py (peer, not peer_host; the
@@ -480,8 +481,9 @@ def build_report_model(report_nodes=None, topology=None, problems=None, title=No
         collected.extend(_node_problems(name, data, node))
         collected.extend(_rdma_problems(name, rdma, topology))
 
+    models, model_problems = deployed_models(report_nodes, names)
     all_problems = [accept_problem(p, "topology") for p in topology.get("problems") or []]
-    all_problems += collected + _software_problems(nodes)
+    all_problems += collected + model_problems + _software_problems(nodes)
     all_problems += [accept_problem(p, "report") for p in (problems or []) if p]
     if not names:
         all_problems.append(_derived_problem(
@@ -516,6 +518,7 @@ def build_report_model(report_nodes=None, topology=None, problems=None, title=No
         "problem_codes": sorted(set(p["code"] for p in all_problems)),
         "problems": all_problems,
         "nodes": nodes,
+        "models": models,
         "topology": {
             "class": _text(topology.get("class")),
             "ring_order": topology.get("ring_order") if isinstance(topology.get("ring_order"), list) else None,

@@ -17,6 +17,7 @@ __metaclass__ = type
 import re
 from html import escape as _html_escape
 
+from ._markdown import md_table
 from ._report_model import SEVERITIES, checked_model
 from ._svg_cabling import draw_cabling
 from ._topology_common import describe_speed
@@ -284,6 +285,38 @@ def _nodes(model):
     return '<h2 id="nodes">Nodes</h2>%s<h2 id="software">Software and services</h2>%s' % (hardware, software_table)
 
 
+def model_rows(model):
+    """[(name, runtime, where, size, state)] for the deployed models, as text, one row per model."""
+    rows = []
+    for entry in model.get("models") or []:
+        runtime = " ".join(str(part) for part in (entry.get("runtime"), entry.get("runtime_version")) if part)
+        if entry.get("copies"):
+            runtime += " (%s)" % ("a full copy per node" if entry["copies"] == "full" else "each rank its files")
+        where = ", ".join("%s %s" % (copy["host"], ("layers %d-%d" % (copy["layers"][0], copy["layers"][1] - 1))
+                                     if isinstance(copy["layers"], list) and len(copy["layers"]) == 2 else "")
+                          for copy in entry["nodes"])
+        broken = [copy["host"] for copy in entry["nodes"] if not copy["complete"]]
+        state = "complete on every node" if entry["complete"] else (
+            "incomplete on %s" % ", ".join(broken) if broken else "a rank is on no node")
+        name = entry.get("name") or "?"
+        if entry.get("model_id"):
+            name += " (%s)" % entry["model_id"]
+        rows.append((name, runtime or None, where, "%.2f GB" % (entry["bytes"] / 1e9), state))
+    return rows
+
+
+def _section(anchor, title, headers, rows):
+    """A titled table, or nothing when it has no rows."""
+    return '<h2 id="%s">%s</h2>%s' % (anchor, _e(title), _table(headers, rows)) if rows else ""
+
+
+def _models(model):
+    return _section("models", "Deployed models", ["Model", "Runtime", "Nodes and layers", "On disk", "State"], [
+        [_e(name), _or_nc(runtime), _e(where), _e(size),
+         _sev_chip("ok" if state.startswith("complete") else "warning", state)]
+        for name, runtime, where, size, state in model_rows(model)])
+
+
 def _cabling(model, svg, graphviz_href):
     topology = model["topology"]
     figure = '<div class="figure">%s%s</div>' % (svg, (
@@ -328,13 +361,9 @@ def device_rows(model):
 
 
 def _devices(model):
-    rows = device_rows(model)
-    if not rows:
-        return ""
-    return '<h2 id="devices">Thunderbolt devices (not Macs)</h2>%s' % _table(
-        ["Node", "Port", "Device", "Link"],
-        [["<b>%s</b>" % _e(node), _e(port), _e(device), _e(link) if link else '<span class="muted">\u2013</span>']
-         for node, port, device, link in rows])
+    return _section("devices", "Thunderbolt devices (not Macs)", ["Node", "Port", "Device", "Link"], [
+        ["<b>%s</b>" % _e(node), _e(port), _e(device), _e(link) if link else '<span class="muted">\u2013</span>']
+        for node, port, device, link in device_rows(model)])
 
 
 def _hostfiles(model):
@@ -372,7 +401,8 @@ def render_html(model, graphviz_href=None, svg=None):
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
         "<title>%s \u2013 %s</title>" % (_e(model["title"]), _e(model["verdict"])),
         "<style>%s</style></head>\n<body><main>" % CSS.strip(),
-        _header(model), _problems(model), _nodes(model), _cabling(model, svg, graphviz_href), _devices(model),
+        _header(model), _problems(model), _nodes(model), _models(model), _cabling(model, svg, graphviz_href),
+        _devices(model),
         _hostfiles(model),
         "<footer>%s</footer></main></body></html>\n" % footer,
     ])
@@ -399,12 +429,6 @@ def _md_rich(text):
     pieces = re.split(r"(`[^`]+`)", re.sub(r"\s+", " ", str(text)).strip())
     return "".join(p.replace("|", "\\|") if p.startswith("`") and p.endswith("`") and len(p) > 1 else md(p)
                    for p in pieces)
-
-
-def _md_table(headers, rows):
-    lines = ["| %s |" % " | ".join(headers), "|%s|" % "|".join("---" for _header in headers)]
-    lines += ["| %s |" % " | ".join(row) for row in rows]
-    return lines
 
 
 def render_markdown(model):
@@ -438,13 +462,19 @@ def render_markdown(model):
                      _md_or_nc(rdma_text(node)), _md_or_nc(gpu_text(node))]
                     + [_md_or_nc(software.get(key)) for key, _label in SOFTWARE_COLUMNS]
                     + [_md_or_nc(services_text(node)), _md_or_nc(checks_text(node))])
-    lines += _md_table(["Node", "Status", "Reachable", "Model", "Memory", "macOS", "RDMA", "GPU wired limit"]
-                       + [label for _key, label in SOFTWARE_COLUMNS] + ["Services", "Checks"], rows)
+    lines += md_table(["Node", "Status", "Reachable", "Model", "Memory", "macOS", "RDMA", "GPU wired limit"]
+                      + [label for _key, label in SOFTWARE_COLUMNS] + ["Services", "Checks"], rows)
+
+    if model_rows(model):
+        lines += ["", "## Deployed models", ""]
+        lines += md_table(["Model", "Runtime", "Nodes and layers", "On disk", "State"],
+                          [[md(name), _md_or_nc(runtime), md(where), md(size), md(state)]
+                           for name, runtime, where, size, state in model_rows(model)])
 
     topology = model["topology"]
     lines += ["", "## Cables (%s)" % md((topology["class"] or NOT_CHECKED).replace("_", " ")), "",
               "Diagram: [cabling.svg](cabling.svg)", ""]
-    lines += _md_table(["From", "To", "Speed", "Subnet", "Problems"], [
+    lines += md_table(["From", "To", "Speed", "Subnet", "Problems"], [
         ["%s %s" % (md(l["a"]["host"]), md(l["a"]["port"])), "%s %s" % (md(l["b"]["host"]), md(l["b"]["port"])),
          describe_speed(l["speed_gbps"]), _md_or_nc(l["subnet"]),
          ", ".join("`%s`" % c for c in l["problem_codes"]) or "none"] for l in topology["links"]])
@@ -453,13 +483,13 @@ def render_markdown(model):
                                                               for a, b in topology["missing_pairs"])]
     if device_rows(model):
         lines += ["", "## Thunderbolt devices (not Macs)", ""]
-        lines += _md_table(["Node", "Port", "Device", "Link"], [
+        lines += md_table(["Node", "Port", "Device", "Link"], [
             [md(node), md(port), md(device), md(link or "-")] for node, port, device, link in device_rows(model)])
     lines += ["", "## MLX hostfiles", ""]
     choice = topology.get("mlx_backend")
     lines += ["Backend: `%s`. %s" % (choice["backend"] or "none", md(choice["reason"])) if choice
               else "Backend: not chosen (the rdma role did not run).", ""]
-    lines += _md_table(["Backend", "File", "Rank order"], [
+    lines += md_table(["Backend", "File", "Rank order"], [
         ["`%s`" % backend, "[%s](%s)" % (entry["path"], entry["path"]) if entry["available"] else "unavailable",
          md(" -> ".join(entry["hosts"])) if entry["available"] else "-"]
         for backend, entry in sorted(topology["hostfiles"].items())])

@@ -1,6 +1,7 @@
 """Helpers every end-to-end test shares: drive `lab/maclab`, reach the simulated Macs over SSH or
 from the controller side of their namespaces, read the lab's state and logs, run Ansible."""
 import glob
+import hashlib
 import json
 import os
 import re
@@ -85,6 +86,21 @@ def in_netns(host, *argv):
 def read_json(*parts):
     with open(os.path.join(ROOT, *parts)) as handle:
         return json.load(handle)
+
+
+def on_host(host, path):
+    """Where a node's absolute path lives on the controller (the lab keeps each node's files under ROOT)."""
+    return os.path.join(ROOT, "hosts", host, "fs", path.lstrip("/"))
+
+
+def file_digests(directory):
+    """{name: sha256} of a directory's files, its dot-files (partial files, records, markers) left out."""
+    found = {}
+    for name in sorted(os.listdir(directory)) if os.path.isdir(directory) else []:
+        if not name.startswith("."):
+            with open(os.path.join(directory, name), "rb") as handle:
+                found[name] = hashlib.sha256(handle.read()).hexdigest()
+    return found
 
 
 def log_lines(host, name):

@@ -4,15 +4,16 @@ a second run moves nothing; mlx-lm then pipelines the deployed copy across the f
 only its own files) and generates tokens; a transfer cut midway resumes moving only what was missing; a
 full disk on one node stops the run before any byte moves to any node; a corrupted copy is found and
 replaced; --check predicts and writes nothing."""
-import hashlib
 import json
 import os
+import re
 import signal
 import subprocess
 
 import pytest
 
-from labtools import HOSTS, INVENTORY, REPO, ROOT, VENV_BIN, ansible_env, maclab, recap, wait_until
+from labtools import (HOSTS, INVENTORY, REPO, VENV_BIN, ansible_env, file_digests, maclab, on_host, recap,
+                      wait_until)
 
 DEPLOY = os.path.join(REPO, "deploy-model.yml")
 BENCHMARK = os.path.join(REPO, "benchmark.yml")
@@ -23,19 +24,9 @@ MODEL = ["--layers", "16", "--hidden", "256", "--intermediate", "1024", "--heads
          "--shards", "16"]
 
 
-def on_host(host, path):
-    return os.path.join(ROOT, "hosts", host, "fs", path.lstrip("/"))
-
-
 def held(host):
     """{name: sha256} of the model files a node holds (its own name, not partial or marker files)."""
-    directory = on_host(host, DEST)
-    found = {}
-    for name in sorted(os.listdir(directory)) if os.path.isdir(directory) else []:
-        if not name.startswith("."):
-            with open(os.path.join(directory, name), "rb") as handle:
-                found[name] = hashlib.sha256(handle.read()).hexdigest()
-    return found
+    return file_digests(on_host(host, DEST))
 
 
 @pytest.fixture(scope="module")
@@ -83,12 +74,7 @@ def test_each_node_holds_exactly_its_files_and_every_checksum_is_the_source_s(de
 
 
 def held_source():
-    directory = on_host("mac1", SOURCE)
-    found = {}
-    for name in sorted(os.listdir(directory)):
-        with open(os.path.join(directory, name), "rb") as handle:
-            found[name] = hashlib.sha256(handle.read()).hexdigest()
-    return found
+    return file_digests(on_host("mac1", SOURCE))
 
 
 def test_every_byte_crossed_a_cable_once_and_the_report_says_so(deploy):
@@ -168,7 +154,7 @@ def mac2_bytes():
     directory = on_host("mac2", DEST)
     total = 0
     for name in os.listdir(directory) if os.path.isdir(directory) else []:
-        if name.endswith((".safetensors", ".macops-partial")):
+        if name.endswith(".safetensors") or ".macops-partial" in name:  # every piece's partial file
             try:
                 total += os.path.getsize(os.path.join(directory, name))
             except OSError:  # a partial file renamed to its name between listdir and here
@@ -195,6 +181,8 @@ def test_a_transfer_cut_midway_resumes_and_moves_only_what_was_missing(deploy):
             proc.wait()
         maclab("fault", "clear")
     assert proc.returncode != 0 and "could not be pulled" in out, out[-4000:]
+    # While it ran, each node's bytes, share and rate were shown (job_progress over .macops-progress.json).
+    assert re.search(r"mac[234]: [\d.]+ MB of [\d.]+ MB \(\d+%\), [\d.]+ MB/s", out), out[-4000:]
     # Cut midway: mac2 holds part of its files, not all of them.
     assert 0 < mac2_bytes() < mine["disk_bytes"] and sorted(held("mac2")) != sorted(mine["files"])
     deploy()
@@ -205,3 +193,36 @@ def test_a_transfer_cut_midway_resumes_and_moves_only_what_was_missing(deploy):
     assert report["wire_bytes"] <= 1.05 * report["needed_bytes"]
     for rank in deploy.plan["ranks"]:
         assert sorted(held(rank["host"])) == sorted(rank["files"])
+
+
+def test_the_health_report_lists_the_deployed_model_and_a_copy_that_lost_a_file(deploy):
+    """site.yml's one node read finds each node's record of the deployment; a file gone from mac3 is a warning
+    on mac3 naming the file, and the next deploy makes the report whole again."""
+    site = os.path.join(REPO, "site.yml")
+    report_dir = os.path.join(deploy.tmp_dir, "health")
+    victim = "model-00006-of-00016.safetensors"
+    rank = [r for r in deploy.plan["ranks"] if victim in r["files"]][0]
+    os.remove(os.path.join(on_host(rank["host"], DEST), victim))
+
+    def health():
+        proc = subprocess.run(
+            [os.path.join(VENV_BIN, "ansible-playbook"), "-i", INVENTORY, site, "--tags", "preflight,report",
+             "-e", "report_dir=%s" % report_dir], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            universal_newlines=True, env=ansible_env(deploy.tmp_dir), timeout=600, cwd=deploy.tmp_dir)
+        assert proc.returncode == 0, proc.stdout[-6000:]
+        with open(os.path.join(report_dir, "report.json")) as handle:
+            return json.load(handle)
+
+    report = health()
+    [model] = [m for m in report["models"] if m["name"] == "e2e-qwen2"]
+    assert model["runtime"] == "mlx-lm" and model["complete"] is False
+    assert [(c["host"], c["rank"], c["layers"]) for c in model["nodes"]] == [
+        (r["host"], r["rank"], r["layers"]) for r in deploy.plan["ranks"]]
+    [lost] = [p for p in report["problems"] if p["code"] == "model_copy_incomplete"]
+    assert lost["host"] == rank["host"] and victim in lost["message"]
+    with open(os.path.join(report_dir, "report.md")) as handle:
+        assert "## Deployed models" in handle.read()
+    deploy()
+    report = health()
+    assert [m["complete"] for m in report["models"] if m["name"] == "e2e-qwen2"] == [True]
+    assert "model_copy_incomplete" not in report["problem_codes"]

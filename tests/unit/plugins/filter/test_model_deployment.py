@@ -134,3 +134,13 @@ def test_a_plan_without_the_cables_is_an_error_a_person_can_read():
     broken["mac2"]["en2"] = {"link_id": "L1"}
     with pytest.raises(AnsibleFilterError, match="model_deployment"):
         deployment(plan, "mac1", SOURCE, DEST, empty_inventories(plan), volumes(), broken, 0, "/")
+
+
+def test_a_progress_line_says_bytes_share_rate_and_time_left():
+    from ansible_collections.macops.cluster.plugins.plugin_utils._model_render import progress_line
+    line = progress_line({"bytes_done": 412000000, "bytes_total": 980300000, "bytes_per_second": 19800000,
+                          "file": "model-00003-of-00016.safetensors", "seconds": 20.8})
+    assert line == ("412.0 MB of 980.3 MB (42%), 19.8 MB/s, about 28 s left; now model-00003-of-00016.safetensors")
+    assert progress_line({"bytes_done": 5, "bytes_total": 5, "bytes_per_second": 1, "file": "x"}) == (
+        "0.0 MB of 0.0 MB (100%), 0.0 MB/s")
+    assert progress_line({"bytes_done": 0, "bytes_total": 0}) is None and progress_line("garbage") is None

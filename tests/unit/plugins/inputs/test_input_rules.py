@@ -188,13 +188,30 @@ GOOD_DEPLOY = {"deploy_model_source": "/Users/admin/staging/m", "deploy_model_so
 @pytest.mark.parametrize("change, variable, reason", [
     ({}, None, None),
     ({"deploy_model_source": ""}, "deploy_model_source", "the model to deploy is not named"),
+    ({"deploy_model_source": "", "deploy_model_hub_id": ""}, "deploy_model_source", "the model to deploy is not named"),
     ({"deploy_model_source": "staging/m"}, "deploy_model_source", "an absolute path on the source node"),
     ({"deploy_model_source_host": "mac9"}, "deploy_model_source_host", "a node of the group macs (mac1, mac2"),
     ({"deploy_model_dir": "models"}, "deploy_model_dir", "an absolute path on every node"),
-    ({"deploy_model_name": "a/b"}, "deploy_model_name", "a directory name, not a path"),
+    ({"deploy_model_name": "a/b/c"}, "deploy_model_name", "a directory name or a Hugging Face id"),
+    ({"deploy_model_name": "../b"}, "deploy_model_name", "not a path"),
+    ({"deploy_model_name": "org/"}, "deploy_model_name", "not a path"),
+    ({"deploy_model_name": "mlx-community/m"}, None, None),
+    ({"deploy_model_runtime": "exo"}, "deploy_model_name", "exo finds a model in its models directories only"),
+    ({"deploy_model_runtime": "exo", "deploy_model_name": "plain"}, "deploy_model_name", "as <org>--<name>"),
+    ({"deploy_model_runtime": "exo", "deploy_model_name": "mlx-community/m"}, None, None),
+    ({"deploy_model_runtime": "exo", "deploy_model_source": "/s/mlx-community--m"}, None, None),
+    ({"deploy_model_source": "", "deploy_model_hub_id": "mlx-community/m"}, None, None),
+    ({"deploy_model_runtime": "exo", "deploy_model_source": "", "deploy_model_hub_id": "mlx-community/m"}, None, None),
+    ({"deploy_model_hub_id": "just-a-name"}, "deploy_model_hub_id", "a Hugging Face id is org/name"),
+    ({"deploy_model_hub_id": "org/m; rm -rf /"}, "deploy_model_hub_id", "a Hugging Face id is org/name"),
+    ({"deploy_model_hub_id": "org/m", "deploy_model_hub_endpoint": "ftp://x"}, "deploy_model_hub_endpoint",
+     "http:// or https:// URL"),
+    ({"deploy_model_hub_id": "org/m", "deploy_model_hub_revision": ""}, "deploy_model_hub_revision",
+     "the revision is empty"),
     ({"deploy_model_stall_timeout": 1}, "deploy_model_stall_timeout", "5 or more"),
 ])
 def test_deploy_model_names_the_model_its_node_and_sensible_paths(change, variable, reason):
+    """A plain name or a Hugging Face id (the nodes get org--name, exo's layout, which exo needs)."""
     found = run(rules.deploy_model, dict(GOOD_DEPLOY, **change))
     if variable is None:
         assert found == []

@@ -173,7 +173,7 @@ def test_a_relay_serves_a_file_while_it_is_still_arriving(world):
     def command(parent_dir, relay, slow=False):
         def command_for(entry, offset):
             asked.append(parent_dir)
-            argv = pull_lib.serve_argv(sys.executable, parent_dir, entry["file"], entry["size"], offset, 5, "r1", relay)
+            argv = pull_lib.serve_argv(sys.executable, parent_dir, entry, offset, 5, "r1", relay)
             if slow:  # let the relay's copy grow in steps, so the child really reads a growing partial file
                 return [sys.executable, "-c", SLOW_PIPE] + argv
             return argv
@@ -210,8 +210,101 @@ def test_a_relay_that_has_not_started_this_run_is_not_read(world):
     (relay_dir / ".macops-run").write_text("an-earlier-run\n")
 
     def command_for(entry, offset):
-        return pull_lib.serve_argv(sys.executable, str(relay_dir), entry["file"], entry["size"], offset, 1, "r1", True)
+        return pull_lib.serve_argv(sys.executable, str(relay_dir), entry, offset, 1, "r1", True)
 
     done, errors = pull_lib.pull_all([dict(big, parent="mac2", address="-", parent_dir=str(relay_dir))],
                                      str(child_dir), command_for, run_into, pull_lib.Progress(big["size"]), 1)
     assert done == [] and "no byte came for 1 s" in errors[0]
+
+
+def pieces_from(world, entry, parents):
+    """The entry cut into one piece per parent, as the transfer plan cuts it: [(parent, parent_dir)]."""
+    step = -(-entry["size"] // len(parents))
+    return [dict(entry, parent=parent, address=address, parent_dir=str(directory), offset=offset,
+                 length=min(step, entry["size"] - offset))
+            for (parent, address, directory), offset in zip(parents, range(0, entry["size"], step))]
+
+
+def test_a_file_in_pieces_from_three_parents_is_assembled_verified_and_resumed(monkeypatch, capsys, world):
+    """Three pieces of the largest file, each from its own parent (its own ssh address); the file is whole and
+    right; a run cut after the first piece and part of the second resumes with only the rest."""
+    big = max(world["files"], key=lambda entry: entry["size"])
+    parents = [("mac%d" % n, "198.18.0.%d" % n, world["source"]) for n in (1, 2, 3)]
+    pieces = pieces_from(world, big, parents)
+    os.makedirs(str(world["dest"]))
+    with open(str(world["source"] / big["file"]), "rb") as handle:
+        data = handle.read()
+    first, second = pieces[0], pieces[1]
+    (world["dest"] / pull_lib.partial_name(big["file"])).write_bytes(data[:first["length"]])
+    cut = second["offset"] + second["length"] // 2
+    (world["dest"] / pull_lib.partial_name(big["file"], second["offset"])).write_bytes(data[second["offset"]:cut])
+    held = run(monkeypatch, capsys, world, state="inventory", files=[big])["inventory"]
+    assert held["files"][big["file"]] == {"state": "partial", "bytes": cut}
+    result = run(monkeypatch, capsys, world, files=[big], pulls=pieces)
+    pulled = result["received"][0]
+    assert pulled["pieces"] == 3 and pulled["parents"] == ["mac1", "mac2", "mac3"]
+    assert pulled["resumed_from"] == cut and result["bytes_received"] == big["size"] - cut
+    assert (world["dest"] / big["file"]).read_bytes() == data
+    assert sorted(os.listdir(str(world["dest"]))) == sorted([big["file"], ".macops-run", ".macops-progress.json"])
+    # The first piece was already whole: only the second (from its middle) and the third were asked for.
+    assert sorted((world["tmp"] / "ssh.log").read_text().split()) == ["198.18.0.2", "198.18.0.3"]
+
+
+def test_pieces_that_do_not_tile_the_file_are_refused_before_anything_moves(monkeypatch, capsys, world):
+    big = max(world["files"], key=lambda entry: entry["size"])
+    parents = [("mac%d" % n, "198.18.0.%d" % n, world["source"]) for n in (1, 2)]
+    gap = pieces_from(world, big, parents)
+    gap[1]["offset"] += 1
+    result = run(monkeypatch, capsys, world, files=[big], pulls=gap)
+    assert result["failed"] is True and "do not cover bytes 0 to %d" % big["size"] in result["msg"]
+    assert not world["dest"].exists()
+
+
+def test_a_relay_serves_a_later_piece_while_it_is_still_arriving(world):
+    """The relay receives the file's second piece from the source while the child pulls that piece from the
+    relay: the child's copy of the piece is exactly the file's bytes at that offset."""
+    big = max(world["files"], key=lambda entry: entry["size"])
+    relay_dir, child_dir = world["tmp"] / "mac2", world["tmp"] / "mac3"
+    for directory in (relay_dir, child_dir):
+        os.makedirs(str(directory))
+    half = big["size"] // 2
+    piece = dict(big, offset=half, length=big["size"] - half)
+
+    def command(parent_dir, relay, slow=False):
+        def command_for(entry, pos):
+            argv = pull_lib.serve_argv(sys.executable, parent_dir, entry, pos, 5, "r1", relay)
+            return [sys.executable, "-c", SLOW_PIPE] + argv if slow else argv
+        return command_for
+
+    progress = pull_lib.Progress(big["size"])
+    got = {}
+    thread = threading.Thread(target=lambda: got.update(child=pull_lib.pull_piece(
+        dict(piece, parent="mac2"), str(child_dir), command(str(relay_dir), True), run_into, progress, 5)))
+    thread.start()
+    (relay_dir / ".macops-run").write_text("r1\n")
+    pull_lib.pull_piece(dict(piece, parent="mac1"), str(relay_dir), command(str(world["source"]), False, slow=True),
+                        run_into, progress, 5)
+    thread.join(30)
+    assert got["child"][0] == big["size"] - half and got["child"][2] is None  # a later piece is hashed at assembly
+    with open(str(world["source"] / big["file"]), "rb") as handle:
+        handle.seek(half)
+        assert (child_dir / pull_lib.partial_name(big["file"], half)).read_bytes() == handle.read()
+
+
+def test_the_deployment_record_is_written_once_kept_by_the_prune_and_read_by_node_facts(monkeypatch, capsys, world):
+    from ansible_collections.macops.cluster.plugins.module_utils._model_deploy import deployed_models
+    names = [entry["file"] for entry in world["files"]]
+    record = {"name": "tiny-qwen2", "runtime": "mlx-lm", "rank": 0, "ranks": 1, "layers": [0, 4]}
+    predicted = run(monkeypatch, capsys, world, check=True, pulls=pulls_from(world, names), manifest=record)
+    assert predicted["manifest"] is True and not world["dest"].exists()
+    first = run(monkeypatch, capsys, world, pulls=pulls_from(world, names), manifest=record)
+    assert first["manifest"] is True and (world["dest"] / ".macops-model.json").exists()
+    again = run(monkeypatch, capsys, world, pulls=pulls_from(world, names), manifest=record)
+    assert again["changed"] is False and again["manifest"] is False
+    moved = run(monkeypatch, capsys, world, pulls=pulls_from(world, names), manifest=dict(record, layers=[0, 2]))
+    assert moved["changed"] is True and moved["manifest"] is True and moved["bytes_received"] == 0
+    [found] = deployed_models([str(world["dest"].parent)])
+    assert found["complete"] is True and found["layers"] == [0, 2] and found["files"] == len(names)
+    (world["dest"] / names[0]).unlink()
+    [found] = deployed_models([str(world["dest"].parent)])
+    assert found["complete"] is False and found["missing"] == [names[0]]

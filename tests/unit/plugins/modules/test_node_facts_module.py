@@ -169,3 +169,33 @@ def test_a_failing_required_read_fails(monkeypatch, capsys):
     result, _calls = run_module(monkeypatch, capsys, node_facts.main, {},
                                 studio({tuple(FDESETUP): (1, "", "fdesetup: not permitted\n")}))
     assert result["failed"] is True and "fdesetup status" in result["msg"]
+
+
+def test_models_lists_each_deployed_model_checked_by_name_and_size(monkeypatch, capsys, tmp_path):
+    """A model directory with its record, one with a file gone and one of the wrong size, one without a record
+    (not ours: not listed) and a record that is not JSON."""
+    import json
+    models = tmp_path / "models"
+    for name in ("good", "broken", "foreign", "garbled"):
+        (models / name).mkdir(parents=True)
+    for name in ("good", "broken"):
+        (models / name / "a.safetensors").write_bytes(b"x" * 10)
+        (models / name / "b.safetensors").write_bytes(b"y" * 20)
+    (models / "broken" / "b.safetensors").write_bytes(b"y" * 19)
+    record = {"name": "good", "runtime": "mlx-lm", "rank": 1, "ranks": 2, "layers": [12, 24],
+              "files": [{"file": "a.safetensors", "size": 10, "sha256": "0" * 64},
+                        {"file": "b.safetensors", "size": 20, "sha256": "1" * 64}]}
+    (models / "good" / ".macops-model.json").write_text(json.dumps(record))
+    broken = dict(record, name="broken", files=record["files"] + [{"file": "c.safetensors", "size": 5, "sha256": "2" * 64}])
+    (models / "broken" / ".macops-model.json").write_text(json.dumps(broken))
+    (models / "garbled" / ".macops-model.json").write_text("{not json")
+    args = {"gather": ["models"], "models_dirs": [str(models), str(tmp_path / "absent")]}
+    result, calls = run_module(monkeypatch, capsys, node_facts.main, args, studio())
+    assert calls == []  # files only, no command
+    by_name = dict((entry.get("name", "garbled"), entry) for entry in result["models"])
+    assert sorted(by_name) == ["broken", "garbled", "good"]
+    assert by_name["good"]["complete"] is True and by_name["good"]["files"] == 2 and by_name["good"]["bytes"] == 30
+    assert by_name["good"]["layers"] == [12, 24] and by_name["good"]["path"] == str(models / "good")
+    assert by_name["broken"]["complete"] is False
+    assert (by_name["broken"]["missing"], by_name["broken"]["wrong_size"]) == (["c.safetensors"], ["b.safetensors"])
+    assert by_name["garbled"]["complete"] is False and ".macops-model.json" in by_name["garbled"]["error"]

@@ -16,10 +16,14 @@ TB_PROBLEM = problem("tb_address_reset", "en2 lost its address.", "Stop what res
                      port="en2", severity="warning")
 
 
+DEPLOYED = {"name": "tiny-qwen2", "runtime": "mlx-lm", "rank": 0, "ranks": 1, "layers": [0, 24], "files": 3,
+            "bytes": 3000, "missing": [], "wrong_size": [], "complete": True, "path": "/Users/admin/models/tiny-qwen2"}
+
+
 def published(mac=MAC):
     """One node's variables after every role ran, as the roles publish them."""
     return {
-        "ansible_facts": {"macops_mac": mac},
+        "ansible_facts": {"macops_mac": mac, "macops_node": {"models": [DEPLOYED]}},
         "macops_preflight": {"checks": [{"name": "macOS", "ok": True, "detail": "26.2"}],
                              "problems": [PREFLIGHT_PROBLEM]},
         "macops_tb_network": {"links": [], "problems": [TB_PROBLEM]},
@@ -42,14 +46,16 @@ def test_a_node_entry_maps_each_published_result():
         "gpu": {"wired_limit_mb": 1000, "target_mb": 1000},
         "services": {"exo": {"running": True, "detail": "pid 42"}},
         "checks": [{"name": "macOS", "ok": True, "detail": "26.2"},
-                   {"name": "MLX all_sum over Thunderbolt", "ok": True, "detail": "all_sum over 2 ranks = 3"}]}}
+                   {"name": "MLX all_sum over Thunderbolt", "ok": True, "detail": "all_sum over 2 ranks = 3"}],
+        "models": [DEPLOYED]}}
 
 
 def test_a_node_that_published_nothing_is_not_checked_and_unreachable():
     nodes = nodes_from_hostvars(["mac1", "mac2"], {"mac1": {}, "mac2": {"ansible_host": "198.18.0.2"}}, ["mac1"])
     assert nodes["mac2"] == {"reachable": False, "mac": None, "rdma": None,
                              "software": {"python": None, "mlx": None, "mlx_lm": None, "exo": None},
-                             "gpu": None, "services": {"exo": {"running": None, "detail": ""}}, "checks": []}
+                             "gpu": None, "services": {"exo": {"running": None, "detail": ""}}, "checks": [],
+                             "models": None}
     assert nodes["mac1"]["reachable"] is True
     assert list(nodes) == ["mac1", "mac2"]
 
