@@ -40,6 +40,8 @@ def test_service_runs_as_admin_with_the_configured_environment(first_run):
         assert seen["uid"] != 0
         assert seen["env"]["EXO_HOME"] == "/Users/admin/.exo"
         assert seen["env"]["EXO_FAST_SYNCH"] == "false"
+        # deploy-model.yml's copies, read-only: exo looks there before it would download anything.
+        assert seen["env"]["EXO_MODELS_READ_ONLY_DIRS"] == "/Users/admin/models"
         assert seen["argv"][-2:] == ["--api-port", "52415"]
 
 
