@@ -502,11 +502,22 @@ def deploy_model(params, context):
         ("deploy_model_timeout", 60, "seconds"),
         ("deploy_model_progress_interval", 1, "seconds")])
     hub_id = params.get("deploy_model_hub_id") or ""
-    if params.has("deploy_model_source") and not params["deploy_model_source"] and not hub_id:
+    controller = params.get("deploy_model_controller_source") or ""
+    if params.has("deploy_model_source") and not params["deploy_model_source"] and not hub_id and not controller:
         found.append(_bad(context, "deploy_model_source", "", "the model to deploy is not named",
                           "Set deploy_model_source to the model's directory on the node that holds it, such as "
                           "/Users/admin/staging/DeepSeek-V3.1-4bit (-e deploy_model_source=...), or "
-                          "deploy_model_hub_id to its Hugging Face id to download it there first."))
+                          "deploy_model_hub_id to its Hugging Face id to download it there first, or "
+                          "deploy_model_controller_source to a directory on the controller to copy there first."))
+    if controller and hub_id:
+        found.append(_bad(context, "deploy_model_controller_source", controller, "the model comes either from the "
+                          "controller or from the hub, not both", "Leave deploy_model_controller_source or "
+                          "deploy_model_hub_id empty."))
+    elif controller and not (controller.startswith("/") and os.path.isfile(os.path.join(controller, "config.json"))):
+        found.append(_bad(context, "deploy_model_controller_source", controller, "it must be an absolute path on "
+                          "the controller to a model directory (with its config.json)",
+                          "Set deploy_model_controller_source to the model's directory on this machine, such as "
+                          "/srv/models/DeepSeek-V3.1-4bit."))
     if hub_id and not re.match(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$", hub_id):
         found.append(_bad(context, "deploy_model_hub_id", hub_id, "a Hugging Face id is org/name (letters, digits, "
                           "'-', '_', '.')", "Set deploy_model_hub_id to an id such as mlx-community/Qwen3-0.6B-4bit, "
@@ -535,8 +546,8 @@ def deploy_model(params, context):
                           "Set deploy_model_name to a name such as DeepSeek-V3.1-4bit or an id such as "
                           "mlx-community/DeepSeek-V3.1-4bit, or leave it empty."))
     elif params.get("deploy_model_runtime") == "exo" and "--" not in model_directory_name(
-            name or hub_id, params.get("deploy_model_source") or ""):
-        shown = name or model_directory_name("", params.get("deploy_model_source") or "")
+            name or hub_id, controller or params.get("deploy_model_source") or ""):
+        shown = name or model_directory_name("", controller or params.get("deploy_model_source") or "")
         found.append(_bad(context, "deploy_model_name", shown, "exo finds a model in its models directories only "
                           "as <org>--<name>, from its Hugging Face id org/name",
                           "Set deploy_model_name to the model's Hugging Face id, such as "

@@ -181,6 +181,8 @@ def test_sudoers_generated_rules_take_only_names_and_numbers():
                                                   "sudoers_pmset_settings"]
 
 
+# Stands for a model directory on the controller (with a config.json) that the test makes.
+CONTROLLER_MODEL = "@controller-model@"
 GOOD_DEPLOY = {"deploy_model_source": "/Users/admin/staging/m", "deploy_model_source_host": "mac2",
                "deploy_model_dir": "/Users/admin/models", "deploy_model_name": "", "deploy_model_stall_timeout": 120}
 
@@ -203,6 +205,12 @@ GOOD_DEPLOY = {"deploy_model_source": "/Users/admin/staging/m", "deploy_model_so
     ({"deploy_model_source": "", "deploy_model_hub_id": "mlx-community/m"}, None, None),
     ({"deploy_model_runtime": "exo", "deploy_model_source": "", "deploy_model_hub_id": "mlx-community/m"}, None, None),
     ({"deploy_model_hub_id": "just-a-name"}, "deploy_model_hub_id", "a Hugging Face id is org/name"),
+    ({"deploy_model_source": "", "deploy_model_controller_source": CONTROLLER_MODEL}, None, None),
+    ({"deploy_model_controller_source": CONTROLLER_MODEL, "deploy_model_hub_id": "org/m"},
+     "deploy_model_controller_source", "either from the controller or from the hub"),
+    ({"deploy_model_controller_source": "/nonexistent/model"}, "deploy_model_controller_source",
+     "a model directory (with its config.json)"),
+    ({"deploy_model_controller_source": "relative/model"}, "deploy_model_controller_source", "an absolute path"),
     ({"deploy_model_hub_id": "org/m; rm -rf /"}, "deploy_model_hub_id", "a Hugging Face id is org/name"),
     ({"deploy_model_hub_id": "org/m", "deploy_model_hub_endpoint": "ftp://x"}, "deploy_model_hub_endpoint",
      "http:// or https:// URL"),
@@ -210,8 +218,10 @@ GOOD_DEPLOY = {"deploy_model_source": "/Users/admin/staging/m", "deploy_model_so
      "the revision is empty"),
     ({"deploy_model_stall_timeout": 1}, "deploy_model_stall_timeout", "5 or more"),
 ])
-def test_deploy_model_names_the_model_its_node_and_sensible_paths(change, variable, reason):
+def test_deploy_model_names_the_model_its_node_and_sensible_paths(change, variable, reason, tmp_path):
     """A plain name or a Hugging Face id (the nodes get org--name, exo's layout, which exo needs)."""
+    (tmp_path / "config.json").write_text("{}")
+    change = dict((key, str(tmp_path) if value == CONTROLLER_MODEL else value) for key, value in change.items())
     found = run(rules.deploy_model, dict(GOOD_DEPLOY, **change))
     if variable is None:
         assert found == []

@@ -1,8 +1,13 @@
-"""deploy-model.yml with a hub id, on the shared converged lab (issue 16, the hub source): the model is
-downloaded once, by the source node only, from the lab's hub stand-in (lab/macsim/hub_standin.py on the
-controller's management address, HF_ENDPOINT pointed there), and every other node gets it over the
-Thunderbolt cables in exo's <org>--<name> layout, which exo's read-only models directory expects; a second
-run downloads and moves nothing; a repository the hub lacks fails before anything moves."""
+"""deploy-model.yml's other sources, on the shared converged lab (issue 16).
+
+A hub id: the model is downloaded once, by the source node only, from the lab's hub stand-in
+(lab/macsim/hub_standin.py on the controller's management address, HF_ENDPOINT pointed there), and every
+other node gets it over the Thunderbolt cables in exo's <org>--<name> layout, which exo's read-only models
+directory expects; a second run downloads and moves nothing; a repository the hub lacks fails before
+anything moves.
+
+A directory on the controller: copied once to one node, each rank then gets its files from there over the
+cables; a second run copies and moves nothing."""
 import json
 import os
 import subprocess
@@ -83,7 +88,34 @@ def test_a_second_run_downloads_and_moves_nothing(hub):
 
 
 def test_a_repository_the_hub_lacks_fails_before_anything_moves(hub):
+    """Nothing moves when the hub refuses: no directory for it on any node."""
     proc = hub("-e", "deploy_model_hub_id=macops-lab/not-there", "-e", "deploy_model_name=macops-lab/not-there",
                check=False)
     assert proc.returncode != 0 and "shard_hub_unavailable" in proc.stdout, proc.stdout[-3000:]
     assert not any(os.path.exists(on_host(h, "/Users/admin/models/macops-lab--not-there")) for h in HOSTS)
+
+
+def test_a_model_on_the_controller_is_copied_to_one_node_and_deployed_from_there(converged, tmp_path):
+    source = str(tmp_path / "ctl-qwen2")
+    testmodel.write(source)
+    dest, staging = "/Users/admin/models/ctl-qwen2", "/Users/admin/models/.controller/ctl-qwen2"
+    argv = [os.path.join(VENV_BIN, "ansible-playbook"), "-i", INVENTORY, DEPLOY,
+            "-e", "deploy_model_controller_source=%s" % source, "-e", "deploy_model_source_host=mac2",
+            "-e", "deploy_model_report_dir=%s/report" % tmp_path]
+    try:
+        runs = [subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                               env=ansible_env(str(tmp_path)), timeout=900, cwd=str(tmp_path)) for _ in (1, 2)]
+        for done in runs:
+            assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-2000:]
+        assert file_digests(on_host("mac2", staging)) == file_digests(source)  # the whole model, on one node
+        with open(os.path.join(str(tmp_path), "report", "plan.json")) as handle:
+            plan = json.load(handle)
+        whole = file_digests(source)
+        for rank in plan["ranks"]:
+            held = file_digests(on_host(rank["host"], dest))
+            assert sorted(held) == sorted(rank["files"]) and all(held[n] == whole[n] for n in held), rank["host"]
+        assert all(counts["changed"] == 0 for counts in recap(runs[1].stdout).values()), runs[1].stdout[-3000:]
+    finally:
+        for host in HOSTS:
+            subprocess.run(["rm", "-rf", on_host(host, dest), on_host(host, "/Users/admin/models/.controller")],
+                           check=True)
