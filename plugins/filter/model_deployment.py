@@ -15,8 +15,9 @@ description:
     C(shard_disk_full) problem for each node whose volume lacks the bytes it still needs plus the margin, and
     the transfer plan, all before any byte moves.
   - The smallest few files several nodes need are cut into pieces (one per cable of the best-connected node), so
-    the cables balance to within a piece; the others go whole. Each node pulls each file or piece it lacks once, from the source, from a node that holds the file, or from a node that receives the piece
-    in the same run and relays it as it arrives; parents are chosen so the load spreads over every cable (the
+    the cables balance to within a piece; the others go whole. Each node pulls each file or piece it lacks once,
+    from the source, from a node that holds the file, or from a node that receives the piece in the same run and
+    relays it as it arrives; parents are chosen so the load spreads over every cable (the
     striped relay of C(docs/deploy-model.md)). Each pull names the parent's address on their cable.
   - The source node's own part comes from the source directory by hard link (or copy), not over a cable.
 positional: _input, source, source_dir, dest, inventories, volumes, applied_hosts

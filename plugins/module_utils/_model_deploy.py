@@ -19,6 +19,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import fcntl
 import json
 import os
 import re
@@ -32,7 +33,10 @@ from ansible_collections.macops.cluster.plugins.module_utils._model_pull import 
 # The deployment's record beside the files: what the node holds and why (its rank, its layers, the
 # runtime). site.yml's health report and doctor.yml read it with node_facts' models group.
 MANIFEST = ".macops-model.json"
-OWN_FILES = (RUN_MARKER, PROGRESS_FILE, MANIFEST)
+# Held (flock) by the run that pulls into the directory: a second run at once would append to the same
+# partial files.
+LOCK_FILE = ".macops-lock"
+OWN_FILES = (RUN_MARKER, PROGRESS_FILE, MANIFEST, LOCK_FILE)
 
 
 PARTIAL = re.compile(r"^\.(.+)\.macops-partial(?:@\d+)?$")
@@ -77,6 +81,18 @@ def inventory(dest, files, cache):
     extra = sorted(name for name in present if name not in wanted and name not in OWN_FILES
                    and not _partial_of_wanted(name, wanted, dest))
     return {"files": states, "extra": extra, "missing_bytes": missing}
+
+
+def hold_lock(dest):
+    """The directory's lock, held until the process ends (the open file returned), or None when another run
+    holds it."""
+    handle = open(os.path.join(dest, LOCK_FILE), "a")
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except (IOError, OSError):
+        handle.close()
+        return None
+    return handle
 
 
 def write_json(path, document):

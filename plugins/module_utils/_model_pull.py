@@ -54,6 +54,13 @@ def started():
             return marker.read().strip() == run
     except OSError:
         return False
+def busy():
+    # A relay that is receiving other bytes of this run (its progress file moves on) will come to this
+    # piece in its own queue's order: waiting for it is no stall.
+    try:
+        return relay and started() and time.time() - os.path.getmtime(os.path.join(d, ".macops-progress.json")) < stall
+    except OSError:
+        return False
 while pos < size:
     if handle is None:
         for path, base in (((piece, 0), (final, start)) if relay else ((final, start),)):
@@ -66,7 +73,9 @@ while pos < size:
             except OSError:
                 handle = None
         if handle is None:
-            if time.time() - idle > stall:
+            if busy():
+                idle = time.time()
+            elif time.time() - idle > stall:
                 sys.exit(3)
             time.sleep(0.05)
             continue
@@ -78,7 +87,9 @@ while pos < size:
         continue
     if not relay and os.fstat(handle.fileno()).st_size <= start + pos:
         sys.exit(4)
-    if time.time() - idle > stall:
+    if busy():
+        idle = time.time()
+    elif time.time() - idle > stall:
         sys.exit(3)
     time.sleep(0.05)
 out.flush()
@@ -169,7 +180,10 @@ class Progress(object):
             now = time.time()
             if self.writer and self.path and now - self.last >= 1.0:
                 self.last = now
-                self.writer(self.path, self.snapshot(name))
+                try:  # best effort: a progress file that cannot be written (a full disk) must not stop the pull
+                    self.writer(self.path, self.snapshot(name))
+                except (IOError, OSError):
+                    pass
 
     def snapshot(self, name=None):
         elapsed = max(time.time() - self.started, 1e-6)
@@ -342,12 +356,16 @@ def pull_all(entries, dest, command_for, run, progress, stall):
     def again(entry):
         return pull_piece(entry, dest, command_for, run, progress, stall)
 
+    def failed(exc):
+        with lock:
+            errors.append("%s" % exc if isinstance(exc, (PullError, IOError, OSError))
+                          else "%s: %r" % (type(exc).__name__, exc))
+
     def finish(name):
         try:
             extra = finish_file(files.pieces[name], dest, files.digest[name], again)
-        except (PullError, IOError, OSError) as exc:
-            with lock:
-                errors.append("%s" % exc)
+        except BaseException as exc:  # noqa: B036 a thread must hand every failure on, SystemExit included
+            failed(exc)
             return
         outcome = dict(files.outcome[name])
         outcome.update(received=outcome["received"] + extra, seconds=round(time.time() - outcome.pop("started"), 3))
@@ -359,9 +377,8 @@ def pull_all(entries, dest, command_for, run, progress, stall):
             started = time.time()
             try:
                 received, resumed, digest = pull_piece(entry, dest, command_for, run, progress, stall)
-            except (PullError, IOError, OSError) as exc:
-                with lock:
-                    errors.append("%s" % exc)
+            except BaseException as exc:  # noqa: B036 a thread must hand every failure on, SystemExit included
+                failed(exc)
                 return
             if files.landed(entry, received, resumed, digest, started):
                 finisher = threading.Thread(target=finish, args=(entry["file"],))
@@ -376,4 +393,7 @@ def pull_all(entries, dest, command_for, run, progress, stall):
         thread.join()
     for finisher in finishers:
         finisher.join()
+    finished = set(outcome["file"] for outcome in done)
+    if not errors:  # a file neither finished nor failed would be a bug here: never report it as deployed
+        errors.extend("%s: not finished" % name for name in sorted(files.pieces) if name not in finished)
     return done, errors

@@ -301,7 +301,7 @@ from shlex import quote as shlex_quote
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.macops.cluster.plugins.module_utils._file_digest import digests, load_cache, save_cache
 from ansible_collections.macops.cluster.plugins.module_utils._model_deploy import (
-    inventory, link_or_copy, manifest_of, mark_run, prune, write_json, write_manifest)
+    hold_lock, inventory, link_or_copy, manifest_of, mark_run, prune, write_json, write_manifest)
 from ansible_collections.macops.cluster.plugins.module_utils._model_dir import ModelError, read_model
 from ansible_collections.macops.cluster.plugins.module_utils._model_plan import PlanError, place, smallest_fit
 from ansible_collections.macops.cluster.plugins.module_utils._model_pull import (
@@ -449,6 +449,10 @@ def present_state(module, cache_path):
         module.exit_json(**result)
     if not os.path.isdir(dest):
         os.makedirs(dest, 0o755)
+    lock = hold_lock(dest)
+    if lock is None:
+        module.fail_json(msg="%s: another deployment is still pulling into it (an earlier run's job, left running when "
+                         "its controller went away); wait for it or end it, then run again" % dest, **result)
     for name in wrong:  # before the marker: no child may read a copy that is about to be replaced
         os.remove(os.path.join(dest, name))
     mark_run(dest, params["run_id"])
@@ -471,7 +475,8 @@ def present_state(module, cache_path):
     def run(argv, path):
         # stdout goes straight to the partial file: the shell appends it, nothing passes through Python.
         command = "exec %s >> %s" % (" ".join(shlex_quote(word) for word in argv), shlex_quote(path))
-        rc, _stdout, stderr = module.run_command(command, use_unsafe_shell=True)
+        # Exceptions stay exceptions: run_command's own handling would end the module from a worker thread.
+        rc, _stdout, stderr = module.run_command(command, use_unsafe_shell=True, handle_exceptions=False)
         return rc, stderr
 
     started = time.time()

@@ -8,6 +8,7 @@ import stat
 import subprocess
 import sys
 import threading
+import time
 
 import pytest
 from module_harness import FakeMac, run_module
@@ -200,6 +201,17 @@ def test_a_relay_serves_a_file_while_it_is_still_arriving(world):
     assert asked.count(str(relay_dir)) == 1 and asked.count(str(world["source"])) == 1
 
 
+def pull_from_relay(world, relay_dir, child_dir, stall=1):
+    """The child pulls the largest file from the relay (run r1), as the deploy module would: (done, errors)."""
+    big = max(world["files"], key=lambda entry: entry["size"])
+
+    def command_for(entry, pos):
+        return pull_lib.serve_argv(sys.executable, str(relay_dir), entry, pos, stall, "r1", True)
+
+    return pull_lib.pull_all([dict(big, parent="mac2", address="-", parent_dir=str(relay_dir))], str(child_dir),
+                             command_for, run_into, pull_lib.Progress(big["size"]), stall)
+
+
 def test_a_relay_that_has_not_started_this_run_is_not_read(world):
     """An old copy at the relay (from an earlier run, about to be replaced) is never served to a child."""
     big = max(world["files"], key=lambda entry: entry["size"])
@@ -208,12 +220,7 @@ def test_a_relay_that_has_not_started_this_run_is_not_read(world):
     os.makedirs(str(child_dir))
     (relay_dir / big["file"]).write_bytes(b"\0" * big["size"])
     (relay_dir / ".macops-run").write_text("an-earlier-run\n")
-
-    def command_for(entry, offset):
-        return pull_lib.serve_argv(sys.executable, str(relay_dir), entry, offset, 1, "r1", True)
-
-    done, errors = pull_lib.pull_all([dict(big, parent="mac2", address="-", parent_dir=str(relay_dir))],
-                                     str(child_dir), command_for, run_into, pull_lib.Progress(big["size"]), 1)
+    done, errors = pull_from_relay(world, relay_dir, child_dir)
     assert done == [] and "no byte came for 1 s" in errors[0]
 
 
@@ -245,7 +252,8 @@ def test_a_file_in_pieces_from_three_parents_is_assembled_verified_and_resumed(m
     assert pulled["pieces"] == 3 and pulled["parents"] == ["mac1", "mac2", "mac3"]
     assert pulled["resumed_from"] == cut and result["bytes_received"] == big["size"] - cut
     assert (world["dest"] / big["file"]).read_bytes() == data
-    assert sorted(os.listdir(str(world["dest"]))) == sorted([big["file"], ".macops-run", ".macops-progress.json"])
+    assert sorted(os.listdir(str(world["dest"]))) == sorted([big["file"], ".macops-run", ".macops-progress.json",
+                                                              ".macops-lock"])
     # The first piece was already whole: only the second (from its middle) and the third were asked for.
     assert sorted((world["tmp"] / "ssh.log").read_text().split()) == ["198.18.0.2", "198.18.0.3"]
 
@@ -308,3 +316,67 @@ def test_the_deployment_record_is_written_once_kept_by_the_prune_and_read_by_nod
     (world["dest"] / names[0]).unlink()
     [found] = deployed_models([str(world["dest"].parent)])
     assert found["complete"] is False and found["missing"] == [names[0]]
+
+
+def test_a_relay_busy_with_its_other_files_keeps_its_child_waiting_past_the_stall(world):
+    """The relay comes to the child's file only after its earlier ones: while its progress file moves on, the
+    child's serve waits (stall 1 s, here 2.5 s), and then gets the file whole."""
+    big = max(world["files"], key=lambda entry: entry["size"])
+    relay_dir, child_dir = world["tmp"] / "mac2", world["tmp"] / "mac3"
+    for directory in (relay_dir, child_dir):
+        os.makedirs(str(directory))
+    (relay_dir / ".macops-run").write_text("r1\n")
+    got = {}
+    thread = threading.Thread(target=lambda: got.update(child=pull_from_relay(world, relay_dir, child_dir)))
+    thread.start()
+    for _ in range(10):  # busy with other files: its progress file is written every quarter of a second
+        (relay_dir / ".macops-progress.json").write_text("{}")
+        time.sleep(0.25)
+    with open(str(world["source"] / big["file"]), "rb") as handle:
+        (relay_dir / pull_lib.partial_name(big["file"])).write_bytes(handle.read())
+    thread.join(30)
+    assert got["child"][1] == [] and [d["file"] for d in got["child"][0]] == [big["file"]]
+    assert hashlib.sha256((child_dir / big["file"]).read_bytes()).hexdigest() == big["sha256"]
+
+
+def test_a_relay_that_stopped_receiving_is_a_stall(world):
+    """Its progress file has not moved for a minute: the child gives up after the stall, to be resumed."""
+    relay_dir, child_dir = world["tmp"] / "mac2", world["tmp"] / "mac3"
+    for directory in (relay_dir, child_dir):
+        os.makedirs(str(directory))
+    (relay_dir / ".macops-run").write_text("r1\n")
+    (relay_dir / ".macops-progress.json").write_text("{}")
+    old = time.time() - 60
+    os.utime(str(relay_dir / ".macops-progress.json"), (old, old))
+    done, errors = pull_from_relay(world, relay_dir, child_dir)
+    assert done == [] and "no byte came for 1 s" in errors[0]
+
+
+def test_a_second_run_into_the_same_directory_fails_before_it_touches_a_file(monkeypatch, capsys, world):
+    os.makedirs(str(world["dest"]))
+    names = [entry["file"] for entry in world["files"]]
+    # The other run, still pulling: another process that holds the directory's lock.
+    other = subprocess.Popen([sys.executable, "-c", "import fcntl, sys, time; h = open(sys.argv[1], 'a'); "
+                              "fcntl.flock(h, fcntl.LOCK_EX); print('held', flush=True); time.sleep(30)",
+                              str(world["dest"] / ".macops-lock")], stdout=subprocess.PIPE, universal_newlines=True)
+    try:
+        assert other.stdout.readline().strip() == "held"
+        result = run(monkeypatch, capsys, world, pulls=pulls_from(world, names))
+    finally:
+        other.kill()
+        other.wait()
+    assert result["failed"] is True and "another deployment is still pulling into it" in result["msg"]
+    assert sorted(os.listdir(str(world["dest"]))) == [".macops-lock"]
+
+
+def test_a_runner_that_ends_the_process_is_an_error_not_a_file_quietly_dropped(world):
+    """run_command's own handling ends the module with SystemExit; from a pull thread that must be an error."""
+    big = max(world["files"], key=lambda entry: entry["size"])
+
+    def ends(argv, path):
+        raise SystemExit(1)
+
+    done, errors = pull_lib.pull_all([dict(big, parent="mac1", address="-", parent_dir=str(world["source"]))],
+                                     str(world["tmp"]), lambda entry, pos: ["true"], ends,
+                                     pull_lib.Progress(big["size"]), 1)
+    assert done == [] and errors == ["SystemExit: SystemExit(1)"]
