@@ -36,10 +36,11 @@ def _node_copy(host, entry):
 
 def _copy_problem(name, copy):
     lacking = copy["missing"] + copy["wrong_size"]
+    one = len(lacking) == 1
     return _incomplete("%s on %s (rank %s, %s) cannot load: %d of its %s files %s (%s)." % (
         name, copy["host"], copy["rank"], _layers_text(copy["layers"]), len(lacking), copy["files"],
-        "are missing or of the wrong size" if copy["missing"] and copy["wrong_size"]
-        else "are missing" if copy["missing"] else "have the wrong size",
+        ("is" if one else "are") + " missing or of the wrong size" if copy["missing"] and copy["wrong_size"]
+        else ("is" if one else "are") + " missing" if copy["missing"] else ("has" if one else "have") + " the wrong size",
         ", ".join(lacking[:3]) + (", ..." if len(lacking) > 3 else "")), host=copy["host"])
 
 
