@@ -22,13 +22,12 @@ __metaclass__ = type
 import fcntl
 import json
 import os
-import re
 import shutil
 import tempfile
 
 from ansible_collections.macops.cluster.plugins.module_utils._file_digest import digests
 from ansible_collections.macops.cluster.plugins.module_utils._model_pull import (
-    PROGRESS_FILE, RUN_MARKER, partial_name)
+    PROGRESS_FILE, RUN_MARKER, partial_name, partial_owner)
 
 # The deployment's record beside the files: what the node holds and why (its rank, its layers, the
 # runtime). site.yml's health report and doctor.yml read it with node_facts' models group.
@@ -39,19 +38,10 @@ LOCK_FILE = ".macops-lock"
 OWN_FILES = (RUN_MARKER, PROGRESS_FILE, MANIFEST, LOCK_FILE)
 
 
-PARTIAL = re.compile(r"^\.(.+)\.macops-partial(?:@\d+)?$")
-
-
-def _partial_of(name):
-    """The file a partial file (of any piece) belongs to, or None."""
-    match = PARTIAL.match(name)
-    return match.group(1) if match else None
-
-
 def _partial_of_wanted(name, wanted, dest):
     """A partial file of a file the node must hold and does not have yet: kept, the next pull resumes from
     it. Once the file is there (a run cut short between its rename and the clean-up) it is a leftover."""
-    owner = _partial_of(name)
+    owner = partial_owner(name)
     return owner in wanted and not os.path.exists(os.path.join(dest, owner))
 
 
@@ -65,7 +55,7 @@ def inventory(dest, files, cache):
     sized = [os.path.join(dest, name) for name in sorted(wanted)
              if name in present and os.path.getsize(os.path.join(dest, name)) == wanted[name]["size"]]
     found, _hashed = digests(sized, cache)
-    pieces = [(_partial_of(name), os.path.getsize(os.path.join(dest, name))) for name in present if _partial_of(name)]
+    pieces = [(partial_owner(name), os.path.getsize(os.path.join(dest, name))) for name in present if partial_owner(name)]
     states, missing = {}, 0
     for name, entry in sorted(wanted.items()):
         path = os.path.join(dest, name)

@@ -29,6 +29,7 @@ __metaclass__ = type
 
 import hashlib
 import os
+import re
 import threading
 import time
 
@@ -96,9 +97,18 @@ out.flush()
 """
 
 
+PARTIAL = re.compile(r"^\.(.+)\.macops-partial(?:@\d+)?$")
+
+
 def partial_name(name, start=0):
     """The partial file of the piece of `name` that starts at byte `start` (the first piece's is the file's)."""
     return "." + name + ".macops-partial" + ("@%d" % start if start else "")
+
+
+def partial_owner(name):
+    """The file a partial file (of any piece) belongs to, or None: partial_name read back."""
+    match = PARTIAL.match(name)
+    return match.group(1) if match else None
 
 
 def piece_of(entry):
