@@ -6,12 +6,13 @@ every host's state), and the live interfaces (netapply.live_interfaces). macOS p
 reads or writes (plists, /opt/homebrew) are taken under env MACLAB_FS_ROOT (default "/")."""
 import contextlib
 import fcntl
+import hashlib
 import json
 import os
 import sys
+import uuid
 
-# netapply (subprocess, ipaddress), hashlib (OpenSSL) and uuid (platform) are imported where they
-# are used: every shim call is a new process, and most commands need none of them.
+from .. import netapply
 
 
 TB5_SPEED = "80 Gb/s"
@@ -78,8 +79,6 @@ class Host:
     @property
     def live(self):
         if self._live is None:
-            from .. import netapply
-
             self._live = netapply.live_interfaces()
         return self._live
 
@@ -132,8 +131,6 @@ class Host:
     def apply_network(self, devices=None):
         """Put the changed state on the live links; the prefs are already saved, so a failing
         ip(8) leaves the change for the next boot, as configd would."""
-        from .. import netapply
-
         try:
             netapply.apply(self.state, self.dir, devices=devices, world=self.world)
         except (OSError, ValueError) as exc:
@@ -160,9 +157,6 @@ def require_root(message, rc=1):
 
 
 def _derived_uuid(*parts):
-    import hashlib
-    import uuid
-
     return str(uuid.UUID(hashlib.sha256("/".join(parts).encode()).hexdigest()[:32])).upper()
 
 
