@@ -115,7 +115,7 @@ def install_code(paths):
     subprocess.run([python, "-m", "compileall", "-q", paths.code], check=True, stdout=subprocess.DEVNULL)
     # Hosts reach the code at /var/db/maclab-world/code; launchd starts before that bind exists.
     _write(os.path.join(paths.code, "bin", "macsim-shim"),
-           "#!%s -sE\n# Multi-call macOS command shim: argv[0] picks the command.\nimport sys\n"
+           "#!%s -SE\n# Multi-call macOS command shim: argv[0] picks the command.\nimport sys\n"
            "sys.path.insert(0, %r)\nfrom macsim.shims import dispatch\nsys.exit(dispatch.main(sys.argv))\n"
            % (python, layout.HOST_WORLD_DIR + "/code"), 0o755)
     # Named `launchd` so that /proc/1/comm reads launchd (Ansible's service_mgr fact).

@@ -17,7 +17,10 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import plistlib
 import re
+
+from ansible_collections.macops.cluster.plugins.module_utils._parsing import ParseError
 
 _STATE_LINE = re.compile(r"^\s*state = (.+?)\s*$", re.MULTILINE)
 
@@ -79,3 +82,45 @@ def installed_version(rc, stdout, declared):
     """The version `importlib.metadata` printed, else the declared one."""
     text = (stdout or "").strip() if rc == 0 else ""
     return text or declared
+
+
+# exo's own default API port, when the LaunchDaemon passes no --api-port.
+EXO_DEFAULT_API_PORT = 52415
+
+
+def launchdaemon_settings(plist_data, path="exo LaunchDaemon plist"):
+    """{label, api_port, log_file, program} of the exo role's LaunchDaemon, from the plist's bytes:
+    the role is the one writer of exo's settings on the node, so a later check (the reboot, the
+    doctor) asks the exo it actually runs. Raises ParseError naming ``path`` for anything else."""
+    try:
+        job = plistlib.loads(plist_data)
+    except Exception as exc:  # plistlib raises several types (InvalidFileException, ExpatError, ValueError)
+        raise ParseError("plistlib " + path, "not a property list: %s" % exc)
+    if not isinstance(job, dict) or not isinstance(job.get("Label"), str) or not job["Label"]:
+        raise ParseError("plistlib " + path, "no Label")
+    arguments = [str(argument) for argument in job.get("ProgramArguments") or []]
+    api_port = EXO_DEFAULT_API_PORT
+    if "--api-port" in arguments[:-1]:
+        value = arguments[arguments.index("--api-port") + 1]
+        if not value.isdigit():
+            raise ParseError("plistlib " + path, "--api-port %r is not a port number" % value)
+        api_port = int(value)
+    return {"label": job["Label"], "api_port": api_port, "program": arguments,
+            "log_file": job.get("StandardErrorPath") or job.get("StandardOutPath") or ""}
+
+
+def node_verdict(options, settings, health):
+    """node_facts' exo result: the readings of ``health`` (read_health's) with the LaunchDaemon's
+    ``settings``, ``healthy`` as exo_health judges it, and the message it would fail with. No
+    ``settings``: exo is not installed (there is no LaunchDaemon at ``options['plist']``)."""
+    if settings is None:
+        return {"installed": False, "label": None, "api_port": None, "log_file": None, "running": False,
+                "api_ok": False, "nodes_seen": 0, "nodes_expected": options["expected_nodes"], "version": None,
+                "healthy": False, "message": "exo on %s is not installed: there is no LaunchDaemon %s." % (
+                    options["host"], options["plist"])}
+    exo = dict(health, installed=True, label=settings["label"], api_port=settings["api_port"],
+               log_file=settings["log_file"])
+    exo["healthy"] = not problem(exo, options["require_all_nodes"])
+    exo["message"] = "" if exo["healthy"] else failure_message(
+        options["host"], settings["api_port"], settings["log_file"] or "exo's log", exo)
+    return exo

@@ -87,6 +87,32 @@ def run_parallel(module, argvs):
     return results
 
 
+def run_beside(module, run_reads, jobs):
+    """run_reads() while the jobs (key -> callable that only runs commands or asks a port, such as
+    a ping of every cable) run in threads of their own; their results by key. A job that raised
+    (run_command's own failure handling exits, which cannot end the module from a thread) fails
+    the module from here, naming the job."""
+    answers, errors = {}, {}
+
+    def one(key, job):
+        # BaseException: fail_json's SystemExit in a thread must not vanish with the thread.
+        try:
+            answers[key] = job()
+        except BaseException as exc:  # pylint: disable=broad-except
+            errors[key] = str(exc) or type(exc).__name__
+
+    threads = [threading.Thread(target=one, args=item) for item in sorted(jobs.items())]
+    for thread in threads:
+        thread.start()
+    run_reads()
+    for thread in threads:
+        thread.join()
+    for key in sorted(jobs):
+        if key not in answers:
+            module.fail_json(msg="%s: the read failed: %s" % (key, errors.get(key)))
+    return answers
+
+
 def run_many(module, argvs):
     """run_parallel(); their stdout in the order given. Fails like run() for the first command, in
     that order, that exited non-zero, once all of them have finished."""

@@ -45,3 +45,20 @@ def select_peers(links, peers):
     if peers is None:
         return list(links)
     return [link for link in links if link["peer_host"] in peers]
+
+
+def read_plan_file(path, host, interface=None, peers=None):
+    """(plan found, planned links, links to check) of ``host`` in the plan file at ``path``. A
+    missing file is no plan (nothing to check); one that cannot be read or parsed raises PlanError."""
+    try:
+        with open(path) as handle:
+            text = handle.read()
+    except FileNotFoundError:
+        return False, [], []
+    except (IOError, OSError) as exc:
+        raise PlanError("Cannot read the Thunderbolt plan %s: %s" % (path, exc))
+    try:
+        planned = plan_links(text, host, interface)
+    except PlanError as exc:
+        raise PlanError("%s is not a Thunderbolt address plan: %s" % (path, exc))
+    return True, planned, select_peers(planned, peers)

@@ -50,11 +50,11 @@ def _judge(module, link, route_result, ping_result):
     }
 
 
-def check_links(module, links, count=2, timeout=3, interval=None, hardware_ports=None):
-    """(links judged, default route or None, problems). The default route and every link at once:
+def probe_links(module, links, count=2, timeout=3, interval=None):
+    """The raw answers (route and ping per link, and the default route) of every link at once:
     each ping waits about a second per packet, so one after another the check would take a second
-    or more per cable. The hardware ports (for judging a default route over Thunderbolt) are the
-    caller's when it read them already, else read only when there is a default route."""
+    or more per cable. Only runs commands (no parsing, nothing that fails the module), so a caller
+    may run it in a thread beside its other reads and judge afterwards (judge_links)."""
     route, ping = commands.require_command(module, "route"), commands.require_command(module, "ping")
     probes = [None] * len(links)
     default_answer = []
@@ -69,7 +69,14 @@ def check_links(module, links, count=2, timeout=3, interval=None, hardware_ports
         thread.start()
     for thread in threads:
         thread.join()
-    rc, stdout, _stderr = default_answer[0]
+    return {"links": probes, "default": default_answer[0]}
+
+
+def judge_links(module, links, answers, hardware_ports=None):
+    """(links judged, default route or None, problems) from probe_links' answers. The hardware
+    ports (for judging a default route over Thunderbolt) are the caller's when it read them
+    already, else read only when there is a default route."""
+    rc, stdout, _stderr = answers["default"]
     default = commands.parse(module, parse_route_get, stdout) if rc == 0 else None
     default_route = {"interface": default["interface"], "gateway": default["gateway"]} if default else None
     thunderbolt = []
@@ -77,5 +84,10 @@ def check_links(module, links, count=2, timeout=3, interval=None, hardware_ports
         ports = hardware_ports if hardware_ports is not None else commands.parse(module, parse_hardware_ports, commands.run(
             module, [commands.require_command(module, "networksetup"), "-listallhardwareports"]))
         thunderbolt = sorted(port["device"] for port in ports if port["name"].startswith("Thunderbolt"))
-    judged = [_judge(module, link, *probes[index]) for index, link in enumerate(links)]
+    judged = [_judge(module, link, *answers["links"][index]) for index, link in enumerate(links)]
     return judged, default_route, link_problems(judged, default_route, thunderbolt + ["bridge0"])
+
+
+def check_links(module, links, count=2, timeout=3, interval=None, hardware_ports=None):
+    """(links judged, default route or None, problems): probe_links, then judge_links."""
+    return judge_links(module, links, probe_links(module, links, count, timeout, interval), hardware_ports)

@@ -15,7 +15,7 @@ version_added: 0.1.0
 description:
   - Reads the exo LaunchDaemon with C(launchctl print system/LABEL) (running when its state is
     C(running)), and the installed exo version with O(python) when given.
-  - While the job is loaded, asks C(GET http://127.0.0.1:PORT/state) every 2 seconds (5 seconds per
+  - While the job is loaded, asks C(GET http://127.0.0.1:PORT/state) every half second (5 seconds per
     request) until it answers and lists O(expected_nodes) nodes, or O(timeout) seconds pass. The
     nodes are the entries of C(topology.nodes), else the keys of C(nodeIdentities).
   - Fails, with the readings and what to check, when exo is not running, its API does not answer,
@@ -108,59 +108,11 @@ nodes_expected:
   sample: 4
 """
 
-import http.client
-import json
-import socket
-import time
-from urllib.error import URLError
-from urllib.request import ProxyHandler, build_opener
-
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.macops.cluster.plugins.module_utils import _module_commands as commands
-from ansible_collections.macops.cluster.plugins.module_utils._exo_health import (
-    failure_message, installed_version, launchd_state, node_count, problem, sees_enough)
-
-# Between two questions to the API, and how long one may take (as the role's uri task did).
-DELAY_SECONDS = 2
-REQUEST_TIMEOUT_SECONDS = 5
-VERSION_CODE = "import importlib.metadata as m; print(m.version('exo'))"
-
-
-def ask_state(url, timeout=REQUEST_TIMEOUT_SECONDS):
-    """(answered 200, nodes listed) for one GET; never through a proxy (it is the loopback)."""
-    try:
-        response = build_opener(ProxyHandler({})).open(url, timeout=timeout)
-        status, body = response.getcode(), response.read()
-    except (URLError, http.client.HTTPException, socket.timeout, OSError, ValueError):
-        return False, 0
-    try:
-        answer = json.loads(body.decode("utf-8"))
-    except ValueError:
-        answer = None
-    return status == 200, node_count(answer)
-
-
-def read_version(module, python, declared):
-    if not python:
-        return declared
-    try:
-        rc, stdout, dummy = module.run_command([python, "-c", VERSION_CODE], handle_exceptions=False)
-    except OSError:
-        return declared
-    return installed_version(rc, stdout, declared)
-
-
-def wait_for_nodes(params):
-    """Ask /state until it answers with enough nodes or the time is up; the last (api_ok, seen)."""
-    url = "http://127.0.0.1:%d/state" % params["api_port"]
-    deadline = time.time() + max(0, params["timeout"])
-    while True:
-        api_ok, seen = ask_state(url)
-        if sees_enough(api_ok, seen, params["expected_nodes"], params["require_all_nodes"]) \
-                or time.time() + DELAY_SECONDS > deadline:
-            return api_ok, seen
-        time.sleep(DELAY_SECONDS)
+from ansible_collections.macops.cluster.plugins.module_utils._exo_health import failure_message, problem
+from ansible_collections.macops.cluster.plugins.module_utils._exo_probe import read_health
 
 
 def main():
@@ -180,14 +132,10 @@ def main():
         supports_check_mode=True,
     )
     params = module.params
-    launchctl = commands.require_command(module, "launchctl")
-    # 113: launchd knows no such job (not loaded); whatever else fails also means not running.
-    rc, stdout, dummy = module.run_command([launchctl, "print", "system/" + params["label"]])
-    loaded = rc == 0
-    api_ok, seen = wait_for_nodes(params) if params["health_check"] and loaded else (False, 0)
-    result = dict(changed=False, version=read_version(module, params["python"], params["version"]),
-                  running=loaded and launchd_state(stdout) == "running", api_ok=api_ok, nodes_seen=seen,
-                  nodes_expected=params["expected_nodes"])
+    result = dict(changed=False, **read_health(
+        module, commands.require_command(module, "launchctl"), params["label"], params["api_port"],
+        params["expected_nodes"], params["timeout"], params["require_all_nodes"], params["health_check"],
+        params["python"], params["version"]))
     if params["health_check"] and not module.check_mode and problem(result, params["require_all_nodes"]):
         module.fail_json(msg=failure_message(params["host"], params["api_port"], params["log_file"], result),
                          **result)

@@ -31,6 +31,14 @@ description:
     judges readiness as M(macops.cluster.rdma_status) does, with the Thunderbolt ports of the
     C(mac) group or, without it, of O(mac) (a C(macops_mac) fact read earlier); cabling does not
     change when addresses are set or a Mac reboots, so nothing reads system_profiler twice.
+  - C(links) pings every peer of this node in the applied Thunderbolt plan over its own cable and
+    reads the routes, as M(macops.cluster.tb_link_check) does (same probe and verdict), beside the
+    other reads, so a check after a reboot needs no second module run.
+  - C(exo) reads exo's LaunchDaemon (O(exo.plist), the exo role's, for the label, API port and log), asks launchd
+    whether the job runs and, while it is loaded, asks C(GET /state) on the loopback until it lists
+    O(exo.expected_nodes) nodes or O(exo.timeout) seconds pass, as M(macops.cluster.exo_health) does
+    (same reads and verdict), beside the other reads. It never fails the module; C(healthy) and
+    C(message) in RV(exo) say what is wrong.
   - Read-only; never reports a change.
 author: macops.cluster team (@macops)
 extends_documentation_fragment:
@@ -41,7 +49,7 @@ options:
     description: What to read.
     type: list
     elements: str
-    choices: [mac, macos, disk, filevault, launchd, boot, wired_limit, rdma, updates, user, files, models]
+    choices: [mac, macos, disk, filevault, launchd, boot, wired_limit, rdma, updates, user, files, models, links, exo]
     default: [mac, macos, disk, filevault, launchd, user]
   volumes:
     description: Paths whose volume C(disk) measures, each given to C(df -k) as is.
@@ -81,6 +89,66 @@ options:
       - A C(macops_mac) fact read earlier (by this module's C(mac) group or M(macops.cluster.system_profiler)),
         whose Thunderbolt ports and macOS version C(rdma) uses when C(mac) is not gathered.
     type: dict
+  links:
+    description: What C(links) checks.
+    type: dict
+    default: {}
+    suboptions:
+      plan_file:
+        description:
+          - The applied address plan the thunderbolt_network role writes on every node. A missing file is
+            no failure (C(plan_found) in RV(links) is false and nothing is pinged); one that is not such a plan fails.
+        type: path
+        default: /Library/Application Support/macops/thunderbolt-plan.json
+      host:
+        description: This node's inventory name in O(links.plan_file). Required with C(links).
+        type: str
+      plan_interface:
+        description: Replaces every planned device (C(bridge0) when the Thunderbolt Bridge is kept).
+        type: str
+      peers:
+        description: Only the cables to these peers (inventory names); all of them when omitted.
+        type: list
+        elements: str
+      count:
+        description: Echo requests per peer.
+        type: int
+        default: 2
+      interval:
+        description: Seconds between echo requests (ping's own 1 s when omitted).
+        type: float
+      timeout:
+        description: Seconds each ping may take.
+        type: int
+        default: 3
+  exo:
+    description: What C(exo) checks.
+    type: dict
+    default: {}
+    suboptions:
+      plist:
+        description: The exo role's LaunchDaemon; missing means exo is not installed on this node.
+        type: path
+        default: /Library/LaunchDaemons/org.macops.exo.plist
+      expected_nodes:
+        description: How many nodes C(/state) must list.
+        type: int
+        default: 1
+      timeout:
+        description: Seconds to wait for C(/state) to list O(exo.expected_nodes) nodes.
+        type: int
+        default: 60
+      require_all_nodes:
+        description: Wait for, and judge unhealthy without, every expected node; false only needs the API to answer.
+        type: bool
+        default: true
+      python:
+        description: Interpreter of exo's own environment, whose C(importlib.metadata) gives C(version) in RV(exo).
+        type: path
+      host:
+        description: Name of this node in the C(message) of RV(exo) (the inventory name).
+        type: str
+        default: this node
   set_facts:
     description:
       - Return RV(mac) as the fact C(macops_mac) and everything else gathered as the fact C(macops_node).
@@ -108,6 +176,13 @@ EXAMPLES = r"""
     gather: [rdma]
     mac: "{{ ansible_facts['macops_mac'] }}"
   register: __rdma_status
+
+- name: After a reboot, the boot session, every cable and exo in one run
+  macops.cluster.node_facts:
+    gather: [boot, links, exo]
+    links: {host: "{{ inventory_hostname }}", interval: 0.2}
+    exo: {expected_nodes: 4, host: "{{ inventory_hostname }}"}
+  register: __after_reboot
 """
 
 RETURN = r"""
@@ -172,6 +247,21 @@ models:
   returned: when C(models) is gathered
   sample: [{"name": "tiny-qwen2", "runtime": "mlx-lm", "rank": 1, "ranks": 4, "layers": [6, 12], "files": 5,
             "bytes": 260000000, "missing": [], "wrong_size": [], "complete": true, "path": "/Users/admin/models/tiny-qwen2"}]
+links:
+  description:
+    - What M(macops.cluster.tb_link_check) returns for this node's cables in O(links.plan_file) (C(plan_found),
+      C(planned_links), C(links), C(default_route), C(problems)).
+  type: dict
+  returned: when C(links) is gathered
+exo:
+  description:
+    - C(installed) (the LaunchDaemon is there), C(label), C(api_port), C(log_file), C(running), C(api_ok),
+      C(nodes_seen), C(nodes_expected), C(version) (with O(exo.python), else null), C(healthy) (as
+      M(macops.cluster.exo_health) judges) and C(message) (the readings and what to check; empty when healthy).
+  type: dict
+  returned: when C(exo) is gathered
+  sample: {"installed": true, "label": "org.macops.exo", "api_port": 52415, "running": true, "api_ok": true,
+           "nodes_seen": 4, "nodes_expected": 4, "healthy": true, "message": ""}
 ansible_facts:
   description: C(user_id) and C(user_dir) when C(user) is gathered; C(macops_mac) and C(macops_node) with O(set_facts).
   returned: when C(user) is gathered or O(set_facts=true)
@@ -186,6 +276,8 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.macops.cluster.plugins.module_utils import _df, _fdesetup, _rdma_facts, _softwareupdate
 from ansible_collections.macops.cluster.plugins.module_utils import _module_commands as commands
+from ansible_collections.macops.cluster.plugins.module_utils._exo_health import launchdaemon_settings, node_verdict
+from ansible_collections.macops.cluster.plugins.module_utils._exo_probe import read_health
 from ansible_collections.macops.cluster.plugins.module_utils._mac_facts import build_mac
 from ansible_collections.macops.cluster.plugins.module_utils._model_deploy import deployed_models
 from ansible_collections.macops.cluster.plugins.module_utils._networksetup import parse_hardware_ports
@@ -197,10 +289,12 @@ from ansible_collections.macops.cluster.plugins.module_utils._system_profiler im
     THUNDERBOLT,
     parse_json,
 )
+from ansible_collections.macops.cluster.plugins.module_utils._tb_link_plan import PlanError, read_plan_file
+from ansible_collections.macops.cluster.plugins.module_utils._tb_link_probe import judge_links, probe_links
 from ansible_collections.macops.cluster.plugins.module_utils._wired_limit import boot_target_mb
 
 GROUPS = ["mac", "macos", "disk", "filevault", "launchd", "boot", "wired_limit", "rdma", "updates", "user", "files",
-          "models"]
+          "models", "links", "exo"]
 MAX_FILE_BYTES = 1 << 20
 DEFAULT_GROUPS = ["mac", "macos", "disk", "filevault", "launchd", "user"]
 # launchctl print's exit status for a service launchd does not know.
@@ -335,6 +429,36 @@ def read_rdma(module, reads, mac, macos):
                                  known_mac.get("thunderbolt_ports") or [])
 
 
+def plan_links(module):
+    """The cables C(links) pings (this node's in the plan file), and what the plan says about them."""
+    options = module.params["links"]
+    if not options.get("host"):
+        module.fail_json(msg="links needs links.host, this node's inventory name in the plan file")
+    try:
+        found, planned, wanted = read_plan_file(options["plan_file"], options["host"], options.get("plan_interface"),
+                                                options.get("peers"))
+    except PlanError as exc:
+        module.fail_json(msg=str(exc))
+    return {"plan_found": found, "planned_links": len(planned)}, wanted
+
+
+def exo_settings(module):
+    """The exo role's LaunchDaemon settings, or None when it is not installed on this node."""
+    path = module.params["exo"]["plist"]
+    if not os.path.exists(path):
+        return None
+    with open(path, "rb") as plist:
+        return commands.parse(module, launchdaemon_settings, plist.read(), path)
+
+
+def read_exo(module, launchctl, settings):
+    """exo's health as exo_health reads it, from the LaunchDaemon's own label and port."""
+    options = module.params["exo"]
+    return read_health(module, launchctl, settings["label"],
+                       settings["api_port"], options["expected_nodes"], options["timeout"],
+                       options["require_all_nodes"], python=options.get("python"), version=None)
+
+
 def read_user():
     """The connecting user's name and home, as setup's user subset reports them."""
     entry = pwd.getpwuid(os.getuid())
@@ -349,7 +473,18 @@ def collect(module):
         except ValueError as exc:
             module.fail_json(msg="min_macos: %s" % exc)
     reads = plan_reads(module, groups)
-    reads.run()
+    jobs = {}
+    if "links" in groups:
+        link_plan, wanted_links = plan_links(module)
+        link_options = module.params["links"]
+        jobs["links"] = lambda: probe_links(module, wanted_links, link_options["count"], link_options["timeout"],
+                                            link_options.get("interval"))
+    if "exo" in groups:
+        exo_found = exo_settings(module)
+        if exo_found is not None:
+            launchctl = commands.require_command(module, "launchctl")
+            jobs["exo"] = lambda: read_exo(module, launchctl, exo_found)
+    answers = commands.run_beside(module, reads.run, jobs)
     node = {}
     mac = read_mac(module, reads) if "mac" in groups else None
     macos = None
@@ -378,6 +513,12 @@ def collect(module):
         node["files"] = read_files(module)
     if "models" in groups:
         node["models"] = deployed_models(module.params["models_dirs"])
+    if "links" in groups:
+        judged, default_route, problems = judge_links(
+            module, wanted_links, answers["links"], mac["hardware_ports"] if mac and "hardware_ports" in mac else None)
+        node["links"] = dict(link_plan, links=judged, default_route=default_route, problems=problems)
+    if "exo" in groups:
+        node["exo"] = node_verdict(module.params["exo"], exo_found, answers.get("exo"))
     if "updates" in groups:
         # "No new software available." goes to stderr with exit status 0.
         node["updates"] = commands.parse(module, _softwareupdate.parse_list, reads.output("updates"))
@@ -406,6 +547,23 @@ def main():
             wired_limit_plist=dict(type="path", default="/Library/LaunchDaemons/org.macops.gpu-memory.plist"),
             min_macos=dict(type="str", default="26.2"),
             mac=dict(type="dict"),
+            links=dict(type="dict", default={}, options=dict(
+                plan_file=dict(type="path", default="/Library/Application Support/macops/thunderbolt-plan.json"),
+                host=dict(type="str"),
+                plan_interface=dict(type="str"),
+                peers=dict(type="list", elements="str"),
+                count=dict(type="int", default=2),
+                interval=dict(type="float"),
+                timeout=dict(type="int", default=3),
+            )),
+            exo=dict(type="dict", default={}, options=dict(
+                plist=dict(type="path", default="/Library/LaunchDaemons/org.macops.exo.plist"),
+                expected_nodes=dict(type="int", default=1),
+                timeout=dict(type="int", default=60),
+                require_all_nodes=dict(type="bool", default=True),
+                python=dict(type="path"),
+                host=dict(type="str", default="this node"),
+            )),
             set_facts=dict(type="bool", default=False),
         ),
         supports_check_mode=True,

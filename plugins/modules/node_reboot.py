@@ -19,6 +19,10 @@ description:
     failed try (1, 2, 4, 8, then 12 s), so it can notice a node up to 12 s after its SSH answers again.
   - It does not run the C(setup) module to learn the platform when O(reboot_command), O(boot_time_command)
     and O(test_command) are all given (the builtin only needs the platform to pick those commands).
+  - Just before the reboot command it stops the launchd jobs of O(stop_labels) gracefully, in one command over the
+    same connection (C(launchctl bootout system/LABEL) sends SIGTERM, and launchd waits for the job to exit; the job stays
+    enabled, so RunAtLoad starts it again at boot). Each gets O(stop_timeout) seconds; a job still running then is
+    left to the reboot and named in a warning.
   - Everything else is the builtin's behaviour and its options (C(search_paths) included), with their
     defaults.
 author: macops.cluster team (@macops)
@@ -35,6 +39,19 @@ attributes:
     support: full
     platforms: darwin
 options:
+  stop_labels:
+    description: LaunchDaemon labels (system domain) to boot out before the reboot; a label launchd does not know is skipped.
+    type: list
+    elements: str
+    default: []
+  stop_timeout:
+    description: Seconds each job of O(stop_labels) gets to exit.
+    type: int
+    default: 30
+  launchctl:
+    description: Path of C(launchctl) on the node.
+    type: str
+    default: /bin/launchctl
   poll_interval:
     description: Seconds between two tries to reach the node and read its boot session, at least 0.2.
     type: float
@@ -90,6 +107,8 @@ EXAMPLES = r"""
     reboot_timeout: 600
     connect_timeout: 10
     poll_interval: 1
+    stop_labels: [org.macops.exo]
+    stop_timeout: 30
   become: true
 """
 
@@ -99,6 +118,14 @@ rebooted:
   returned: always
   type: bool
   sample: true
+stopped:
+  description:
+    - Per label of O(stop_labels), C(label), C(status) (launchctl's exit status, null without an answer), C(state)
+      (C(stopped), C(not_loaded), C(timeout) or C(failed)) and C(msg).
+  returned: when O(stop_labels) is given and the node was rebooted
+  type: list
+  elements: dict
+  sample: [{"label": "org.macops.exo", "status": 0, "state": "stopped", "msg": "stopped"}]
 elapsed:
   description: Seconds from the reboot command until the node was back and passed the test command.
   returned: always

@@ -141,7 +141,7 @@ problems:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.macops.cluster.plugins.module_utils._tb_link_plan import PlanError, plan_links, select_peers
+from ansible_collections.macops.cluster.plugins.module_utils._tb_link_plan import PlanError, read_plan_file
 from ansible_collections.macops.cluster.plugins.module_utils._tb_link_probe import check_links
 
 
@@ -149,17 +149,9 @@ def read_plan(module):
     """(plan_found, planned links, links to check) from O(plan_file)."""
     params = module.params
     try:
-        with open(params["plan_file"]) as handle:
-            text = handle.read()
-    except FileNotFoundError:
-        return False, [], []
-    except (IOError, OSError) as exc:
-        module.fail_json(msg="Cannot read the Thunderbolt plan %s: %s" % (params["plan_file"], exc))
-    try:
-        planned = plan_links(text, params["host"], params["plan_interface"])
+        return read_plan_file(params["plan_file"], params["host"], params["plan_interface"], params["peers"])
     except PlanError as exc:
-        module.fail_json(msg="%s is not a Thunderbolt address plan: %s" % (params["plan_file"], exc))
-    return True, planned, select_peers(planned, params["peers"])
+        module.fail_json(msg=str(exc))
 
 
 def main():

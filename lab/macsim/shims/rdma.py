@@ -1,5 +1,4 @@
 """RDMA over Thunderbolt 5: rdma_ctl, ibv_devices, ibv_devinfo."""
-import hashlib
 
 from .. import netapply
 from ..formats import rdma as rdmafmt
@@ -23,6 +22,8 @@ def cmd_rdma_ctl(host, args):
 
 
 def _guid_base(state):
+    import hashlib  # here, not at the top: most rdma calls never derive a GUID
+
     return int(hashlib.sha256(state["hardware"]["platform_uuid"].encode()).hexdigest()[:14], 16)
 
 

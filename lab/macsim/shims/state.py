@@ -6,13 +6,12 @@ every host's state), and the live interfaces (netapply.live_interfaces). macOS p
 reads or writes (plists, /opt/homebrew) are taken under env MACLAB_FS_ROOT (default "/")."""
 import contextlib
 import fcntl
-import hashlib
 import json
 import os
 import sys
-import uuid
 
-from .. import netapply
+# netapply (subprocess, ipaddress), hashlib (OpenSSL) and uuid (platform) are imported where they
+# are used: every shim call is a new process, and most commands need none of them.
 
 
 TB5_SPEED = "80 Gb/s"
@@ -79,6 +78,8 @@ class Host:
     @property
     def live(self):
         if self._live is None:
+            from .. import netapply
+
             self._live = netapply.live_interfaces()
         return self._live
 
@@ -131,6 +132,8 @@ class Host:
     def apply_network(self, devices=None):
         """Put the changed state on the live links; the prefs are already saved, so a failing
         ip(8) leaves the change for the next boot, as configd would."""
+        from .. import netapply
+
         try:
             netapply.apply(self.state, self.dir, devices=devices, world=self.world)
         except (OSError, ValueError) as exc:
@@ -157,6 +160,9 @@ def require_root(message, rc=1):
 
 
 def _derived_uuid(*parts):
+    import hashlib
+    import uuid
+
     return str(uuid.UUID(hashlib.sha256("/".join(parts).encode()).hexdigest()[:32])).upper()
 
 

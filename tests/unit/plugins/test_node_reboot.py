@@ -105,3 +105,99 @@ def test_without_the_commands_the_builtin_asks_setup():
     with mock.patch.object(module, "_execute_module", return_value=answer) as execute:
         assert module.get_distribution({})["family"] == "darwin"
     assert execute.call_args[1]["module_name"] == "ansible.legacy.setup"
+
+
+FAKE_LAUNCHCTL = """#!/bin/sh
+# bootout system/LABEL: 'slow' never exits by itself (exec: one process, as launchctl is), 'gone'
+# is not loaded (macOS's status 113), anything else stops at once. Records every call.
+echo "$@" >> "$(dirname "$0")/calls"
+case "$2" in system/slow) exec sleep 30;; system/gone) exit 113;; esac
+exit 0
+"""
+
+
+@pytest.fixture
+def launchctl(tmp_path):
+    path = tmp_path / "launchctl"
+    path.write_text(FAKE_LAUNCHCTL)
+    path.chmod(0o755)
+    return path
+
+
+def run_stop(launchctl, labels, timeout):
+    import subprocess
+    import time
+
+    started = time.monotonic()
+    answer = subprocess.run(["/bin/sh", "-c", node_reboot.stop_command(str(launchctl), labels, timeout)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=60)
+    return answer.stdout, time.monotonic() - started
+
+
+def test_the_stop_boots_out_every_label_and_tells_stopped_from_not_loaded(launchctl):
+    stdout, _seconds = run_stop(launchctl, ["org.macops.exo", "gone"], 5)
+    assert (launchctl.parent / "calls").read_text().splitlines() == ["bootout system/org.macops.exo", "bootout system/gone"]
+    outcomes = node_reboot.stop_outcomes(stdout, ["org.macops.exo", "gone"], 5)
+    assert [(o["label"], o["status"], o["state"]) for o in outcomes] == [
+        ("org.macops.exo", 0, "stopped"), ("gone", 113, "not_loaded")]
+
+
+def test_a_job_that_does_not_stop_is_left_after_the_timeout_and_nothing_of_the_stop_keeps_running(launchctl):
+    import subprocess
+
+    stdout, seconds = run_stop(launchctl, ["slow", "org.macops.exo"], 1)
+    assert 1 <= seconds < 5  # the watchdog ended the slow one; the next label was still stopped
+    outcomes = node_reboot.stop_outcomes(stdout, ["slow", "org.macops.exo"], 1)
+    assert [(o["state"], o["msg"]) for o in outcomes] == [
+        ("timeout", "did not stop within 1 s; the reboot ends it"), ("stopped", "stopped")]
+    left = subprocess.run(["pgrep", "-f", "sleep 1$|sleep 30$|%s" % launchctl], stdout=subprocess.PIPE,
+                          universal_newlines=True).stdout.split()
+    assert left == []
+
+
+def test_an_answer_without_a_label_or_with_another_status_is_a_failure():
+    outcomes = node_reboot.stop_outcomes("macops-stop a 36\nnoise\n", ["a", "b"], 30)
+    assert [(o["status"], o["state"]) for o in outcomes] == [(36, "failed"), (None, "failed")]
+    assert "exited 36" in outcomes[0]["msg"] and "no answer" in outcomes[1]["msg"]
+
+
+def test_the_jobs_stop_over_the_connection_just_before_the_reboot_command_and_late_ones_warn():
+    module = action(**dict(COMMANDS, stop_labels=["org.macops.exo", "com.example.train"], stop_timeout=20))
+    module._stop_labels, module._stop_timeout, module._stopped = ["org.macops.exo", "com.example.train"], 20, None
+    order = []
+
+    def low_level(command, sudoable=True):
+        order.append(("stop", sudoable, command))
+        return {"rc": 0, "stdout": "macops-stop org.macops.exo 0\nmacops-stop com.example.train 143\n", "stderr": ""}
+
+    with mock.patch.object(module, "_low_level_execute_command", side_effect=low_level), \
+            mock.patch.object(node_reboot.RebootAction, "perform_reboot",
+                              side_effect=lambda *args: order.append(("reboot",)) or {}):
+        module.perform_reboot({}, {"name": "macosx"})
+    assert [step[0] for step in order] == ["stop", "reboot"]
+    assert order[0][1] is True and "bootout" in order[0][2] and "sleep 20" in order[0][2]
+    assert [o["state"] for o in module._stopped] == ["stopped", "timeout"]
+
+
+def test_without_labels_nothing_is_stopped():
+    module = action(**COMMANDS)
+    module._stop_labels, module._stopped = [], None
+    with mock.patch.object(module, "_low_level_execute_command") as low_level, \
+            mock.patch.object(node_reboot.RebootAction, "perform_reboot", return_value={}):
+        module.perform_reboot({}, {"name": "macosx"})
+    low_level.assert_not_called()
+    assert module._stopped is None
+
+
+def test_the_result_carries_every_outcome_and_a_warning_naming_the_late_jobs():
+    module = action(**dict(COMMANDS, stop_labels=["org.macops.exo", "slow"], stop_timeout=5))
+
+    def builtin_run(self, tmp=None, task_vars=None):
+        self._stopped = node_reboot.stop_outcomes("macops-stop org.macops.exo 0\nmacops-stop slow 143\n",
+                                                  ["org.macops.exo", "slow"], 5)
+        return {"rebooted": True, "changed": True}
+
+    with mock.patch.object(node_reboot.RebootAction, "run", builtin_run):
+        result = module.run(task_vars={})
+    assert [o["state"] for o in result["stopped"]] == ["stopped", "timeout"]
+    assert result["warnings"] == ["slow: did not stop within 5 s; the reboot ends it"]

@@ -5,11 +5,12 @@ from module_harness import FakeMac, run_module
 
 from ansible_collections.macops.cluster.plugins.module_utils._exo_health import (
     failure_message, installed_version, launchd_state, node_count)
+from ansible_collections.macops.cluster.plugins.module_utils import _exo_probe
 from ansible_collections.macops.cluster.plugins.modules import exo_health
 
 PRINT = ["/bin/launchctl", "print", "system/org.macops.exo"]
 VENV_PYTHON = "/opt/macops/exo-venv/bin/python"
-VERSION = [VENV_PYTHON, "-c", exo_health.VERSION_CODE]
+VERSION = [VENV_PYTHON, "-c", _exo_probe.VERSION_CODE]
 RUNNING = (0, "system/org.macops.exo = {\n\tactive count = 1\n\tstate = running\n\tpid = 812\n"
               "\tendpoints = {\n\t\tstate = active\n\t}\n}\n", "")
 STOPPED = (0, "system/org.macops.exo = {\n\tstate = not running\n\tlast exit code = 1\n}\n", "")
@@ -43,8 +44,8 @@ def api(monkeypatch):
         return state["answers"].pop(0) if len(state["answers"]) > 1 else state["answers"][0]
 
     clock = Clock()
-    monkeypatch.setattr(exo_health, "ask_state", ask)
-    monkeypatch.setattr(exo_health, "time", clock)
+    monkeypatch.setattr(_exo_probe, "ask_state", ask)
+    monkeypatch.setattr(_exo_probe, "time", clock)
     state["clock"] = clock
     return state
 
@@ -92,7 +93,7 @@ def test_healthy_exo_is_reported_without_waiting(monkeypatch, capsys, api):
 def test_waits_until_every_node_is_listed(monkeypatch, capsys, api):
     api["answers"] = [(False, 0), (True, 2), (True, 4)]
     result, _ = run_module(monkeypatch, capsys, exo_health.main, ARGS, FakeMac([(PRINT, RUNNING)]))
-    assert api["clock"].sleeps == [2, 2]
+    assert api["clock"].sleeps == [_exo_probe.DELAY_SECONDS] * 2
     assert not result.get("failed") and result["nodes_seen"] == 4
 
 
@@ -100,7 +101,9 @@ def test_missing_nodes_fail_after_the_timeout_with_the_readings(monkeypatch, cap
     api["answers"] = [(True, 2)]
     result, _ = run_module(monkeypatch, capsys, exo_health.main, ARGS, FakeMac([(PRINT, RUNNING)]))
     assert result["failed"] and "nodes in /state 2 of 4" in result["msg"] and "exo on mac2" in result["msg"]
-    assert sum(api["clock"].sleeps) == ARGS["timeout"] and len(api["urls"]) == 6
+    # Asked at once, then every DELAY_SECONDS for as long as the timeout allows.
+    assert sum(api["clock"].sleeps) == ARGS["timeout"]
+    assert len(api["urls"]) == ARGS["timeout"] / _exo_probe.DELAY_SECONDS + 1
     assert (result["running"], result["api_ok"], result["nodes_seen"]) == (True, True, 2)
 
 
@@ -165,9 +168,27 @@ def test_ask_state_counts_nodes_of_a_real_http_answer():
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         port = server.server_address[1]
-        assert exo_health.ask_state("http://127.0.0.1:%d/state" % port) == (True, 3)
-        assert exo_health.ask_state("http://127.0.0.1:%d/other" % port) == (False, 0)
+        assert _exo_probe.ask_state("http://127.0.0.1:%d/state" % port) == (True, 3)
+        assert _exo_probe.ask_state("http://127.0.0.1:%d/other" % port) == (False, 0)
     finally:
         server.shutdown()
         server.server_close()
-    assert exo_health.ask_state("http://127.0.0.1:%d/state" % port, timeout=1) == (False, 0)
+    assert _exo_probe.ask_state("http://127.0.0.1:%d/state" % port, timeout=1) == (False, 0)
+
+
+def test_the_launchdaemon_gives_label_port_and_log_or_a_reason():
+    import plistlib
+
+    from ansible_collections.macops.cluster.plugins.module_utils._exo_health import launchdaemon_settings
+    from ansible_collections.macops.cluster.plugins.module_utils._parsing import ParseError
+
+    job = {"Label": "org.macops.exo", "ProgramArguments": ["/opt/macops/exo-venv/bin/exo", "--api-port", "52416"],
+           "StandardOutPath": "/Library/Logs/macops/exo.log"}
+    settings = launchdaemon_settings(plistlib.dumps(job))
+    assert (settings["label"], settings["api_port"], settings["log_file"]) == (
+        "org.macops.exo", 52416, "/Library/Logs/macops/exo.log")
+    assert launchdaemon_settings(plistlib.dumps(dict(job, ProgramArguments=["exo"])))["api_port"] == 52415
+    for data, reason in [(b"not a plist", "not a property list"), (plistlib.dumps({"Program": "x"}), "no Label"),
+                         (plistlib.dumps(dict(job, ProgramArguments=["exo", "--api-port", "x"])), "not a port")]:
+        with pytest.raises(ParseError, match=reason):
+            launchdaemon_settings(data, "/Library/LaunchDaemons/org.macops.exo.plist")

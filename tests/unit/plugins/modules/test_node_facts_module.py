@@ -199,3 +199,110 @@ def test_models_lists_each_deployed_model_checked_by_name_and_size(monkeypatch, 
     assert by_name["broken"]["complete"] is False
     assert (by_name["broken"]["missing"], by_name["broken"]["wrong_size"]) == (["c.safetensors"], ["b.safetensors"])
     assert by_name["garbled"]["complete"] is False and ".macops-model.json" in by_name["garbled"]["error"]
+
+
+ROUTE_PEER = ["/sbin/route", "-n", "get", "198.19.0.2"]
+ROUTE_DEFAULT = ["/sbin/route", "-n", "get", "default"]
+PING_PEER = ["/sbin/ping", "-c", "2", "-i", "0.2", "-t", "3", "198.19.0.2"]
+EXO_PRINT = ["/bin/launchctl", "print", "system/org.macops.exo"]
+EXO_RUNNING = (0, "system/org.macops.exo = {\n\tstate = running\n\tpid = 812\n}\n", "")
+
+
+def plan_file(tmp_path):
+    import json
+
+    path = tmp_path / "thunderbolt-plan.json"
+    path.write_text(json.dumps({"hosts": {"mac1": {"en3": {"peer_ip": "198.19.0.2", "peer_host": "mac2"}},
+                                          "mac2": {"en3": {"peer_ip": "198.19.0.1", "peer_host": "mac1"}}}}))
+    return str(path)
+
+
+def link_outputs(ping=ok("ping/macos_two_replies.txt")):
+    return {tuple(ROUTE_PEER): ok("route/peer_on_en3.txt"), tuple(PING_PEER): ping,
+            tuple(ROUTE_DEFAULT): ok("route/default_en0.txt")}
+
+
+def test_links_pings_every_cable_of_the_plan_beside_the_other_reads(monkeypatch, capsys, tmp_path):
+    args = {"gather": ["boot", "links"], "links": {"plan_file": plan_file(tmp_path), "host": "mac1", "interval": 0.2}}
+    result, calls = run_module(monkeypatch, capsys, node_facts.main, args, studio(link_outputs()))
+    assert result.get("failed") is None, result.get("msg")
+    links = result["links"]
+    assert links["plan_found"] is True and links["planned_links"] == 1 and links["problems"] == []
+    assert [(link["interface"], link["peer_host"], link["received"], link["ok"]) for link in links["links"]] == [
+        ("en3", "mac2", 2, True)]
+    # The default route is on en0, so the hardware ports are read to judge it: once, after the probe.
+    assert sorted(map(tuple, calls)) == sorted(map(tuple, [BOOT, ROUTE_PEER, PING_PEER, ROUTE_DEFAULT, PORTS]))
+
+
+def test_a_silent_cable_is_a_problem_not_a_failure(monkeypatch, capsys, tmp_path):
+    args = {"gather": ["links"], "links": {"plan_file": plan_file(tmp_path), "host": "mac1", "interval": 0.2}}
+    result, _ = run_module(monkeypatch, capsys, node_facts.main, args,
+                           studio(link_outputs(ping=(2, read_fixture("ping/macos_no_reply.txt"), ""))))
+    assert result.get("failed") is None, result.get("msg")
+    assert [(p["code"], p["port"]) for p in result["links"]["problems"]] == [("tb_link_no_reply", "en3")]
+
+
+def test_links_without_a_plan_pings_nothing_and_needs_the_host(monkeypatch, capsys, tmp_path):
+    args = {"gather": ["links"], "links": {"plan_file": str(tmp_path / "none.json"), "host": "mac1"}}
+    result, calls = run_module(monkeypatch, capsys, node_facts.main, args, studio({tuple(ROUTE_DEFAULT): (1, "", "")}))
+    assert result["links"]["plan_found"] is False and result["links"]["links"] == []
+    assert not any(argv[0] == "/sbin/ping" for argv in calls)
+    result, _ = run_module(monkeypatch, capsys, node_facts.main, {"gather": ["links"]}, studio())
+    assert result["failed"] and "links.host" in result["msg"]
+
+
+def exo_plist(tmp_path, port="52999"):
+    path = tmp_path / "org.macops.exo.plist"
+    path.write_bytes(plistlib.dumps({"Label": "org.macops.exo", "ProgramArguments": [
+        "/opt/macops/exo-venv/bin/exo", "--api-port", port], "StandardErrorPath": "/Library/Logs/macops/exo.log"}))
+    return str(path)
+
+
+@pytest.fixture
+def exo_api(monkeypatch):
+    """/state's answers, one per question (the last repeats), and the URLs asked."""
+    from ansible_collections.macops.cluster.plugins.module_utils import _exo_probe
+
+    state = {"answers": [(True, 4)], "urls": []}
+
+    def ask(url, timeout=5):
+        state["urls"].append(url)
+        return state["answers"].pop(0) if len(state["answers"]) > 1 else state["answers"][0]
+
+    monkeypatch.setattr(_exo_probe, "ask_state", ask)
+    monkeypatch.setattr(_exo_probe, "DELAY_SECONDS", 0)
+    return state
+
+
+def test_exo_asks_the_exo_its_launchdaemon_describes(monkeypatch, capsys, tmp_path, exo_api):
+    args = {"gather": ["boot", "exo"], "exo": {"plist": exo_plist(tmp_path), "expected_nodes": 4, "host": "mac1"}}
+    result, calls = run_module(monkeypatch, capsys, node_facts.main, args, studio({tuple(EXO_PRINT): EXO_RUNNING}))
+    assert result.get("failed") is None, result.get("msg")
+    exo = result["exo"]
+    assert (exo["installed"], exo["label"], exo["api_port"], exo["running"], exo["nodes_seen"], exo["healthy"]) == (
+        True, "org.macops.exo", 52999, True, 4, True)
+    assert exo["message"] == "" and exo_api["urls"] == ["http://127.0.0.1:52999/state"]
+    assert EXO_PRINT in calls
+
+
+def test_exo_missing_nodes_is_unhealthy_with_the_readings_and_what_to_check(monkeypatch, capsys, tmp_path, exo_api):
+    exo_api["answers"] = [(True, 2)]
+    args = {"gather": ["exo"], "exo": {"plist": exo_plist(tmp_path), "expected_nodes": 4, "timeout": 0, "host": "mac3"}}
+    result, _ = run_module(monkeypatch, capsys, node_facts.main, args, studio({tuple(EXO_PRINT): EXO_RUNNING}))
+    exo = result["exo"]
+    assert result.get("failed") is None and exo["healthy"] is False and exo["nodes_seen"] == 2
+    assert "exo on mac3" in exo["message"] and "nodes in /state 2 of 4" in exo["message"]
+    assert "/Library/Logs/macops/exo.log" in exo["message"]
+
+
+def test_exo_not_installed_asks_nobody(monkeypatch, capsys, tmp_path, exo_api):
+    args = {"gather": ["exo"], "exo": {"plist": str(tmp_path / "none.plist"), "host": "mac2"}}
+    result, calls = run_module(monkeypatch, capsys, node_facts.main, args, studio())
+    assert result["exo"]["installed"] is False and result["exo"]["healthy"] is False
+    assert "not installed" in result["exo"]["message"] and calls == [] and exo_api["urls"] == []
+
+
+def test_a_read_that_breaks_in_its_thread_fails_the_module_naming_it(monkeypatch, capsys, tmp_path, exo_api):
+    args = {"gather": ["exo"], "exo": {"plist": exo_plist(tmp_path)}}
+    result, _ = run_module(monkeypatch, capsys, node_facts.main, args, studio())  # launchctl print not canned
+    assert result["failed"] and result["msg"].startswith("exo: the read failed: unexpected command")
