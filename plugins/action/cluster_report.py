@@ -36,6 +36,7 @@ ARGUMENT_SPEC = dict(
     graphviz_timeout=dict(type="int", default=60),
     fail_on=dict(type="list", elements="str", default=[]),
     benchmark_report=dict(type="path"),
+    count_as_change=dict(type="bool", default=True),
 )
 # Text files small enough that --diff shows them whole; HTML and SVG changes are listed by name.
 DIFFABLE = (".json", ".md")
@@ -145,7 +146,9 @@ class ActionModule(ActionBase):
                 if not self._task.check_mode:
                     os.unlink(path)
 
-        result.update(changed=bool(changed or removed), path=root, verdict=model["verdict"],
+        # A report that is new at every run (doctor.yml's carries the time of its sweep) is the run's
+        # output, not managed state: with count_as_change false the run still reports changed=0.
+        result.update(changed=bool(changed or removed) and args["count_as_change"], path=root, verdict=model["verdict"],
                       lines=closing_lines(model, root, self._task.check_mode),
                       summary=model["summary"], problem_codes=model["problem_codes"], report=model,
                       files=sorted(files), changed_files=changed, removed_files=removed)

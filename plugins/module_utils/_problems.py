@@ -236,6 +236,30 @@ REGISTRY = {
         "exo's io.exo.networksetup LaunchDaemon is loaded; it resets Thunderbolt services to DHCP.",
         "Run the exo role (its guard disables the daemon), or `sudo launchctl bootout "
         "system/io.exo.networksetup` and `sudo launchctl disable system/io.exo.networksetup`."),
+    # Doctor: the read-only sweep of doctor.yml (roles/doctor), beside the checks it shares.
+    "tb_plan_missing": _code(
+        WARNING, "doctor",
+        "The node has no applied Thunderbolt address plan: site.yml never configured its cables, so they "
+        "cannot be checked against it.",
+        "Run site.yml once (it addresses every cable and writes the plan), then doctor.yml again."),
+    "macos_update_pending": _code(
+        WARNING, "doctor",
+        "A macOS update waits on the node; installed on one node alone it splits the cluster's build, which "
+        "exo and RDMA need identical on every node.",
+        "Update every node together in a maintenance window (at each Mac: an update needs the owner's "
+        "password), with automatic macOS updates off meanwhile."),
+    "doctor_sweep_timeout": _code(
+        ERROR, "doctor",
+        "The node answered, but its sweep did not finish within doctor_node_timeout seconds: a command on it "
+        "hangs (system_profiler or softwareupdate most often) or the node is overloaded.",
+        "Log in to the node and look for the hung command (`ps -ax`); reboot it with reboot-cluster.yml if "
+        "it does not recover, then run doctor.yml again."),
+    "node_python_unusable": _code(
+        ERROR, "doctor",
+        "The node answers SSH but has no Python Ansible can use (a fresh Mac without the Command Line Tools), "
+        "so nothing else on it was checked.",
+        "Install the Command Line Tools on the node (`xcode-select --install`, or site.yml's preflight "
+        "message for the softwareupdate route), then run doctor.yml again."),
     # Reboot: the checks after reboot-cluster.yml (roles/cluster_reboot).
     "reboot_node_not_back": _code(
         ERROR, "reboot",

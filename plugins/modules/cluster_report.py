@@ -96,6 +96,12 @@ options:
   benchmark_report:
     description: The latest benchmark report's page (benchmark.yml's C(index.html)); linked from the report when it exists.
     type: path
+  count_as_change:
+    description:
+      - Whether writing the files counts as a change. False for a report that is new at every run (doctor.yml's carries
+        the time of its sweep), so a read-only playbook still ends with C(changed=0); RV(changed_files) still lists them.
+    type: bool
+    default: true
   fail_on:
     description: Verdicts (C(degraded), C(failed)) that fail the task once the report is written.
     type: list

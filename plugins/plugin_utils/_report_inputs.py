@@ -13,28 +13,28 @@ from collections.abc import Mapping
 
 SMOKE_CHECK_NAME = "MLX all_sum over Thunderbolt"
 # The roles whose published result carries a `problems` list for the report, in report order.
-PROBLEM_FACTS = ("macops_preflight", "macops_tb_network", "macops_sudoers", "macops_mlx")
+PROBLEM_FACTS = ("macops_preflight", "macops_tb_network", "macops_sudoers", "macops_mlx", "macops_doctor")
 
 
-def _plain(value):
+def plain(value):
     """A copy made of plain dicts and lists (hostvars hand out Ansible's lazy containers)."""
     if isinstance(value, Mapping):
-        return dict((key, _plain(item)) for key, item in value.items())
+        return dict((key, plain(item)) for key, item in value.items())
     if isinstance(value, (list, tuple)):
-        return [_plain(item) for item in value]
+        return [plain(item) for item in value]
     return value
 
 
 def _fact(host_vars, name):
     """A published fact as plain data, {} when the role did not run on the host."""
     value = host_vars.get(name) if host_vars is not None else None
-    return _plain(value) if isinstance(value, Mapping) else {}
+    return plain(value) if isinstance(value, Mapping) else {}
 
 
 def _mac(host_vars):
     facts = host_vars.get("ansible_facts") if host_vars is not None else None
     mac = facts.get("macops_mac") if isinstance(facts, Mapping) else None
-    return _plain(mac) if mac is not None else None
+    return plain(mac) if mac is not None else None
 
 
 def _models(host_vars):
@@ -42,24 +42,28 @@ def _models(host_vars):
     facts = host_vars.get("ansible_facts") if host_vars is not None else None
     node = facts.get("macops_node") if isinstance(facts, Mapping) else None
     models = node.get("models") if isinstance(node, Mapping) else None
-    return _plain(models) if isinstance(models, (list, tuple)) else None
+    return plain(models) if isinstance(models, (list, tuple)) else None
 
 
 def node_entry(host, host_vars, play_hosts):
     """One host's report entry ({reachable, mac, rdma, software, gpu, services, checks, models})."""
     mac = _mac(host_vars)
-    rdma, gpu = (_plain(host_vars.get(name)) if host_vars is not None else None
+    rdma, gpu = (plain(host_vars.get(name)) if host_vars is not None else None
                  for name in ("macops_rdma", "macops_gpu"))
-    python_env, mlx, exo, preflight = (_fact(host_vars, name) for name in (
-        "macops_python_env", "macops_mlx", "macops_exo", "macops_preflight"))
-    checks = list(preflight.get("checks") or [])
+    python_env, mlx, exo, preflight, doctor = (_fact(host_vars, name) for name in (
+        "macops_python_env", "macops_mlx", "macops_exo", "macops_preflight", "macops_doctor"))
+    checks = list(preflight.get("checks") or []) + list(doctor.get("checks") or [])
+    # doctor.yml's sweep read RDMA, the wired limit and exo itself: shown where the roles' results are.
+    rdma = rdma if rdma is not None else doctor.get("rdma")
+    gpu = gpu if gpu is not None else doctor.get("gpu")
+    exo = exo or doctor.get("exo") or {}
     smoke = mlx.get("smoke")
     if "smoke" in mlx:
         checks.append({"name": SMOKE_CHECK_NAME, "ok": (smoke or {}).get("ok"),
                        "detail": (smoke or {}).get("detail", "")})
     return {
         # A node that failed a step after its facts were gathered was reached all the same.
-        "reachable": host in play_hosts or mac is not None,
+        "reachable": doctor.get("reachable", True) is not False and (host in play_hosts or mac is not None),
         "mac": mac,
         "rdma": rdma,
         "software": {"python": python_env.get("version"), "mlx": mlx.get("mlx"), "mlx_lm": mlx.get("mlx_lm"),

@@ -489,10 +489,12 @@ def build_report_model(report_nodes=None, topology=None, problems=None, title=No
         all_problems.append(_derived_problem(
             NO_NODES, ERROR, "The report has no nodes: no facts reached it.",
             "Check that the inventory group `macs` lists the Macs and that the play ran on them."))
-    # A failed check that a role also reported as a problem (same code, same host) is that problem:
-    # keep the role's message and fix, not the generic "check failed".
-    explained = set((p["code"], p["host"]) for p in all_problems if source_of(p) != "check")
-    all_problems = [p for p in all_problems if source_of(p) != "check" or (p["code"], p["host"]) not in explained]
+    # A failed check, or a problem the report derives from a node's data (a service down, a wired limit
+    # off), that a role also reported itself (same code, same host) is that problem: keep the role's
+    # message and fix, not the generic one.
+    derived = ("check", "node")
+    explained = set((p["code"], p["host"]) for p in all_problems if source_of(p) not in derived)
+    all_problems = [p for p in all_problems if source_of(p) not in derived or (p["code"], p["host"]) not in explained]
     all_problems = sorted(_dedupe(all_problems), key=problem_sort_key)
 
     for node in nodes:

@@ -18,10 +18,11 @@ SPECS = load_specs(os.path.join(REPO, "roles"))
 FIRST_TASK = {"site.yml": "Check the inventory and every variable before anything connects",
               "reboot-cluster.yml": "Check the reboot settings",
               "benchmark.yml": "Check the benchmark settings",
-              "deploy-model.yml": "Check the deployment settings"}
+              "deploy-model.yml": "Check the deployment settings",
+              "doctor.yml": "Check the inventory and every variable before anything connects"}
 # The roles site.yml does not run, and the playbook that checks their variables first.
 PLAYBOOK_OF = {"cluster_reboot": "reboot-cluster.yml", "benchmark": "benchmark.yml",
-               "deploy_model": "deploy-model.yml"}
+               "deploy_model": "deploy-model.yml", "doctor": "doctor.yml"}
 # What may run before it, on the controller only: the operation playbook's include_role of the role
 # whose first task it is, and Ansible's argument check of the dependency macops.cluster.macops.
 BEFORE_FIRST = ("Check the settings, FileVault and the current boot of every node", "Check every benchmark input",

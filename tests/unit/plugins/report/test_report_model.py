@@ -184,6 +184,17 @@ def test_failed_check_a_role_reported_as_a_problem_is_reported_once():
     assert ("check_failed", "mac2", "check") in codes  # a check nobody explained keeps its own entry
 
 
+def test_a_problem_the_report_derives_that_a_role_reported_itself_is_reported_once():
+    nodes, topology = healthy_inputs()
+    nodes["mac2"]["gpu"] = {"wired_limit_mb": 0, "target_mb": 507904}
+    nodes["mac3"]["gpu"] = {"wired_limit_mb": 1, "target_mb": 507904}
+    extra = [problem("gpu_wired_limit_differs", "warning", host="mac2")]
+    codes = [(p["code"], p["host"], p["details"]["source"]) for p in build_report_model(nodes, topology, extra)["problems"]]
+    assert codes.count(("gpu_wired_limit_differs", "mac2", "report")) == 1
+    assert ("gpu_wired_limit_differs", "mac2", "node") not in codes
+    assert ("gpu_wired_limit_differs", "mac3", "node") in codes  # nobody else reported it: the report's own
+
+
 def test_every_problem_of_the_model_is_in_the_one_shape():
     nodes, topology = report_inputs()
     nodes["mac1"]["checks"].append({"name": "all_sum smoke", "ok": False, "detail": "timeout"})

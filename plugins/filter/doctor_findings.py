@@ -1,0 +1,99 @@
+# -*- coding: utf-8 -*-
+# Copyright: macops.cluster contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+name: doctor_findings
+short_description: What doctor.yml decides about a node from its one sweep
+version_added: 0.4.0
+description:
+  - Takes the node's registered M(macops.cluster.node_facts) sweep and its M(macops.cluster.node_python) check
+    and returns the node's C(macops_doctor). A node that could not be reached, has no usable Python or did not
+    finish in time gets that one finding instead of the checks.
+  - The checks site.yml's preflight makes too (macOS version and build across nodes, memory, free disk,
+    FileVault, Remote Login) are preflight's own (M(macops.cluster.preflight_checks)); then every cable of the
+    applied plan (pinged, routed), RDMA readiness, the GPU wired limit against its LaunchDaemon, exo's health,
+    exo's networksetup daemon and pending macOS updates. docs/doctor.md lists each check with its source.
+positional: _input, python_check, host, sweeps, settings
+options:
+  _input:
+    description: The node's registered sweep (M(macops.cluster.node_facts) result; skipped or unreachable allowed).
+    type: dict
+    required: true
+  python_check:
+    description: The node's registered M(macops.cluster.node_python) result.
+    type: dict
+    required: true
+  host:
+    description: The node's inventory name.
+    type: str
+    required: true
+  sweeps:
+    description: Every node of the play mapped to its registered sweep, for the build check.
+    type: dict
+    required: true
+  settings:
+    description:
+      - The limits (C(min_macos), C(require_same_build), C(min_memory_gb), C(min_free_disk_gb),
+        C(filevault_allowed)), C(rdma_required), C(exo_expected) (exo missing is a problem), C(plan_file),
+        C(timeout) (the sweep's, for the message) and C(swept_at).
+    type: dict
+    default: {}
+"""
+
+EXAMPLES = r"""
+- name: Judge the sweep
+  ansible.builtin.set_fact:
+    macops_doctor: >-
+      {{ __doctor_sweep | macops.cluster.doctor_findings(__doctor_python, inventory_hostname, _sweeps,
+           {'rdma_required': true, 'exo_expected': true}) }}
+
+- name: Count the findings for AWX
+  ansible.builtin.set_stats:
+    data:
+      doctor: "{{ ansible_play_hosts | map('extract', hostvars, 'macops_doctor') | macops.cluster.doctor_stats }}"
+    per_host: false
+  run_once: true
+"""
+
+RETURN = r"""
+_value:
+  description:
+    - C(host), C(reachable), C(swept), C(swept_at), C(checks) (name, ok, detail, code), C(problems) (catalogue
+      problems) and C(summary) (one line).
+  type: dict
+"""
+
+from collections.abc import Mapping
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.macops.cluster.plugins.plugin_utils._doctor_checks import cluster_stats, node_result
+from ansible_collections.macops.cluster.plugins.plugin_utils._report_inputs import plain
+
+
+def doctor_findings(sweep, python_check, host, sweeps, settings=None):
+    if not isinstance(sweep, Mapping) or not isinstance(python_check, Mapping) or not isinstance(sweeps, Mapping):
+        raise AnsibleFilterError("macops.cluster.doctor_findings: the sweep, the Python check and the sweeps must be "
+                                 "registered results (run the doctor's node_python and node_facts first)")
+    try:
+        return node_result(str(host), plain(sweep), plain(python_check), plain(sweeps), plain(settings or {}))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise AnsibleFilterError("macops.cluster.doctor_findings: the sweep lacks %s" % exc)
+
+
+def doctor_stats(results):
+    """Counts per severity and per node, the codes found and the verdict, from every node's macops_doctor."""
+    try:
+        return cluster_stats([plain(result) for result in results])
+    except (KeyError, TypeError) as exc:
+        raise AnsibleFilterError("macops.cluster.doctor_stats: expects every node's macops_doctor (%s)" % exc)
+
+
+class FilterModule(object):
+    def filters(self):
+        return {"doctor_findings": doctor_findings, "doctor_stats": doctor_stats}

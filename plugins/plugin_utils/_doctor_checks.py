@@ -1,0 +1,228 @@
+# -*- coding: utf-8 -*-
+# Copyright: macops.cluster contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What doctor.yml decides about a node from its one sweep (macops.cluster.node_facts with every
+read-only group): each check with its verdict and a catalogue problem for each that failed.
+
+The checks that site.yml's preflight also makes (macOS version and build across nodes, memory,
+free disk, FileVault, Remote Login) are preflight's own (`_preflight_checks.node_checks`): one
+place decides them. The others judge what the node reads themselves already judged (the cable
+pings and routes of `links`, RDMA readiness, exo's health), so this module only gathers them,
+adds the checks no read judges (wired limit, pending updates, exo's networksetup daemon, the
+applied plan) and names each check once, in the order docs/doctor.md lists them."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.macops.cluster.plugins.module_utils._problems import ERROR, INFO, SEVERITIES, WARNING, problem
+from ansible_collections.macops.cluster.plugins.plugin_utils._preflight_checks import node_checks
+
+# exo.app's daemon that keeps resetting network settings (exo #2067, #2279).
+EXO_NETWORKSETUP_LABEL = "io.exo.networksetup"
+
+
+def _on(host, problems):
+    """The node reads' own problems, each tied to this node (a module does not know its inventory name)."""
+    return [dict(found, host=found.get("host") or host) for found in problems or []]
+
+
+def _verdict(name, ok, detail, found=None):
+    return {"name": name, "ok": bool(ok), "detail": detail, "code": found["code"] if found else ""}, found
+
+
+def _links(host, node, plan_file):
+    links = node.get("links")
+    if links is None:
+        return []
+    if not links.get("plan_found"):
+        found = problem(
+            "tb_plan_missing", "%s has no applied Thunderbolt plan (%s): its cables were never configured by "
+            "site.yml, so doctor.yml cannot check them." % (host, plan_file),
+            "Run site.yml once (it addresses every cable and writes the plan), then doctor.yml again.", host=host)
+        return [_verdict("thunderbolt_links", False, "no applied plan at %s" % plan_file, found)]
+    answered = [link for link in links.get("links") or [] if link.get("ok")]
+    detail = "%d of %d cables answer over their own port" % (len(answered), links.get("planned_links", 0))
+    problems = _on(host, links.get("problems"))
+    results = [_verdict("thunderbolt_links", not problems, detail, problems[0] if problems else None)]
+    results += [(None, found) for found in problems[1:]]
+    return results
+
+
+def _rdma(host, node, rdma_required):
+    rdma = node.get("rdma")
+    if rdma is None:
+        return []
+    # A cluster that does not ask for RDMA and has it off is fine: only readiness that was meant counts.
+    wanted = rdma_required or rdma.get("enabled")
+    problems = _on(host, rdma.get("problems")) if wanted else []
+    detail = "ready" if rdma.get("ready") else ("not ready" if wanted else "off (not required)")
+    results = [_verdict("rdma", not problems, detail, problems[0] if problems else None)]
+    return results + [(None, found) for found in problems[1:]]
+
+
+def _wired_limit(host, node):
+    wired = node.get("wired_limit")
+    if wired is None:
+        return []
+    live, target = wired.get("live_mb"), wired.get("target_mb")
+    if target is None:
+        return [_verdict("wired_limit", True, "not managed here (no %s)" % wired.get("plist"))]
+    ok = live == target
+    found = None if ok else problem(
+        "gpu_wired_limit_differs", "%s's GPU wired limit is %s MB, but its LaunchDaemon sets %s MB at boot: "
+        "something changed it since, or the LaunchDaemon did not run." % (host, live, target),
+        "sudo launchctl print system/org.macops.gpu-memory (last exit code) on %s; run site.yml --tags "
+        "gpu_memory to set it again." % host, host=host, details={"live_mb": live, "target_mb": target})
+    return [_verdict("wired_limit", ok, "iogpu.wired_limit_mb %s, set at boot %s" % (live, target), found)]
+
+
+def _exo(host, node, exo_expected):
+    exo = node.get("exo")
+    if exo is None or (not exo.get("installed") and not exo_expected):
+        return [] if exo is None else [_verdict("exo", True, "not installed here")]
+    ok = exo.get("healthy")
+    found = None if ok else problem(
+        "service_not_running", exo.get("message") or "exo is not healthy on %s." % host,
+        "Read %s on %s; `sudo launchctl kickstart -k system/%s` restarts it, and site.yml --tags exo "
+        "installs it." % (exo.get("log_file") or "exo's log", host, exo.get("label") or "org.macops.exo"),
+        host=host, details={"service": "exo", "nodes_seen": exo.get("nodes_seen"),
+                            "nodes_expected": exo.get("nodes_expected")})
+    detail = "running, /state lists %s of %s nodes" % (exo.get("nodes_seen"), exo.get("nodes_expected")) \
+        if ok else (exo.get("message") or "unhealthy")
+    return [_verdict("exo", ok, detail, found)]
+
+
+def _networksetup_daemon(host, node):
+    loaded = (node.get("launchd") or {}).get(EXO_NETWORKSETUP_LABEL)
+    if loaded is None:
+        return []
+    found = None if not loaded else problem(
+        "tb_exo_networksetup_daemon", "exo's %s daemon is loaded on %s: it puts the Thunderbolt addresses "
+        "back to DHCP every half hour, also after exo is gone." % (EXO_NETWORKSETUP_LABEL, host),
+        "sudo launchctl bootout system/%s and remove /Library/LaunchDaemons/%s.plist on %s, or run site.yml "
+        "(the exo role disables it)." % (EXO_NETWORKSETUP_LABEL, EXO_NETWORKSETUP_LABEL, host), host=host)
+    return [_verdict("exo_networksetup_daemon", not loaded, "loaded" if loaded else "not loaded", found)]
+
+
+def _updates(host, node):
+    updates = node.get("updates")
+    if updates is None:
+        return []
+    macos = [update for update in updates if "macos" in (update.get("title") or update.get("label") or "").lower()]
+    found = None if not macos else problem(
+        "macos_update_pending", "%s has a macOS update waiting (%s): installed on one node alone it splits the "
+        "cluster's build, and exo and RDMA need the identical build everywhere." % (
+            host, ", ".join(update.get("title") or update.get("label") for update in macos)),
+        "Update every node together in a maintenance window (System Settings > General > Software Update, "
+        "at each Mac: an update needs the owner's password), and turn off automatic macOS updates meanwhile.",
+        host=host, severity=WARNING, details={"updates": [update.get("label") for update in macos]})
+    detail = "%d pending (%d macOS)" % (len(updates), len(macos))
+    return [_verdict("macos_updates", not macos, detail, found)]
+
+
+def node_findings(host, mac, node, macs, settings):
+    """{'checks': [...], 'problems': [...]} for one node swept by doctor.yml. ``settings``: the
+    preflight limits (min_macos, require_same_build, min_memory_gb, min_free_disk_gb,
+    filevault_allowed) and rdma_required, exo_expected, plan_file."""
+    preflight = node_checks(host, mac, node, macs, settings.get("min_macos", "26.2"),
+                            settings.get("require_same_build", True), settings.get("min_memory_gb", 16),
+                            settings.get("min_free_disk_gb", 20), settings.get("filevault_allowed", True))
+    results = [(check, None) for check in preflight["checks"]]
+    results += _links(host, node, settings.get("plan_file", "the plan file"))
+    results += _rdma(host, node, bool(settings.get("rdma_required")))
+    results += _wired_limit(host, node)
+    results += _exo(host, node, bool(settings.get("exo_expected")))
+    results += _networksetup_daemon(host, node)
+    results += _updates(host, node)
+    return {"checks": [pair[0] for pair in results if pair[0] is not None],
+            "problems": preflight["problems"] + [pair[1] for pair in results if pair[1] is not None]}
+
+
+def _summary(host, reachable, problems):
+    counts = dict((severity, len([p for p in problems if p["severity"] == severity])) for severity in SEVERITIES)
+    if not reachable:
+        return "%s: NOT SWEPT (%s)" % (host, problems[0]["code"] if problems else "unreachable")
+    if not problems:
+        return "%s: healthy" % host
+    return "%s: %d error(s), %d warning(s), %d note(s): %s" % (
+        host, counts[ERROR], counts[WARNING], counts[INFO], ", ".join(sorted(set(p["code"] for p in problems))))
+
+
+def _not_swept(host, python_check, sweep, timeout):
+    """The one finding of a node whose sweep did not run through, or None when it did. An
+    unreachable node has none here: the report derives node_unreachable from reachable=false."""
+    if python_check.get("unreachable") or sweep.get("unreachable"):
+        return False, None
+    if python_check.get("version") is None:
+        return True, problem("node_python_unusable", python_check.get("msg") or "%s has no usable Python." % host,
+                             "Install the Command Line Tools on %s (`xcode-select --install`), then run doctor.yml "
+                             "again." % host, host=host)
+    message = str(sweep.get("msg") or "")
+    if sweep.get("timedout") or "timed out" in message.lower() or "exceeded the timeout" in message.lower():
+        return True, problem("doctor_sweep_timeout", "%s answered, but its sweep did not finish within %s s (%s)."
+                             % (host, timeout, message[:200]),
+                             "Log in to %s and look for the hung command (`ps -ax`); reboot it with reboot-cluster.yml "
+                             "if it does not recover, then run doctor.yml again." % host, host=host)
+    # A sweep that ran through always returns the hardware read (group mac).
+    if not isinstance(sweep.get("mac"), dict):
+        return True, problem("check_failed", "The sweep of %s failed: %s" % (host, message[:300]),
+                             "Run doctor.yml -v --limit %s and read the sweep's output." % host, host=host)
+    return True, "swept"
+
+
+def node_result(host, sweep, python_check, sweeps, settings):
+    """macops_doctor for one node: {host, reachable, swept_at, checks, problems, summary} from its
+    registered node_python and node_facts results; ``sweeps`` maps every swept node to its node_facts
+    result (the macOS build is judged against the cluster's)."""
+    reachable, outcome = _not_swept(host, python_check or {}, sweep or {}, settings.get("timeout"))
+    found = {"checks": [], "problems": []}
+    if outcome == "swept":
+        macs = dict((name, result["mac"]) for name, result in sweeps.items()
+                    if isinstance(result, dict) and isinstance(result.get("mac"), dict))
+        found = node_findings(host, sweep["mac"], sweep, macs, settings)
+    elif outcome is not None:
+        found["problems"] = [outcome]
+    result = {"host": host, "reachable": reachable, "swept": outcome == "swept", "swept_at": settings.get("swept_at"),
+              "checks": found["checks"], "problems": found["problems"],
+              "summary": _summary(host, reachable, found["problems"])}
+    if outcome == "swept":
+        result.update(_shown(sweep, bool(settings.get("rdma_required"))))
+    return result
+
+
+def _shown(sweep, rdma_required):
+    """What the report shows of the sweep where a role's result would be: RDMA (rdma_status' shape;
+    only when it is meant, as the rdma check judges it: the report derives its problems), the wired
+    limit (gpu_memory's) and exo (exo_health's)."""
+    shown = {}
+    if isinstance(sweep.get("rdma"), dict) and (rdma_required or sweep["rdma"].get("enabled")):
+        shown["rdma"] = sweep["rdma"]
+    wired = sweep.get("wired_limit")
+    if isinstance(wired, dict) and wired.get("target_mb") is not None:
+        shown["gpu"] = {"wired_limit_mb": wired.get("live_mb"), "target_mb": wired.get("target_mb")}
+    exo = sweep.get("exo")
+    if isinstance(exo, dict) and exo.get("installed"):
+        shown["exo"] = {"running": exo.get("running"), "version": exo.get("version"),
+                        "detail": exo.get("message") or ""}
+    return shown
+
+
+def cluster_stats(results):
+    """What set_stats hands to AWX: counts per severity, per node, the codes found and whether the
+    cluster is healthy (no error and no warning), from every node's macops_doctor."""
+    problems = [found for result in results for found in result["problems"]]
+    unreachable = sorted(result["host"] for result in results if not result["reachable"])
+    counts = dict((severity + "s" if severity != INFO else severity,
+                   len([p for p in problems if p["severity"] == severity])) for severity in SEVERITIES)
+    # An unreachable node is an error the report derives (node_unreachable): counted here the same way.
+    counts["errors"] += len(unreachable)
+    codes = sorted(set([p["code"] for p in problems] + (["node_unreachable"] if unreachable else [])))
+    return dict(counts, healthy=counts["errors"] + counts["warnings"] == 0, codes=codes, unreachable=unreachable,
+                swept_at=next((r["swept_at"] for r in results if r.get("swept_at")), None),
+                hosts=dict((r["host"], {"reachable": r["reachable"],
+                                        "errors": len([p for p in r["problems"] if p["severity"] == ERROR])
+                                        + (0 if r["reachable"] else 1),
+                                        "warnings": len([p for p in r["problems"] if p["severity"] == WARNING]),
+                                        "codes": sorted(set(p["code"] for p in r["problems"]))})
+                           for r in results))

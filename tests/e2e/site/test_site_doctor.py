@@ -1,0 +1,124 @@
+"""doctor.yml on the shared converged lab (issue 17): on a healthy lab it finds nothing, changes
+nothing (changed=0, also under --check) and runs no changing command; with faults injected on
+different nodes at once and one node down, one sweep finds each on its host and port with the fix,
+sweeps the others, and doctor_fail_on decides the exit status while set_stats carries the counts."""
+import json
+import os
+import subprocess
+
+import pytest
+
+from labtools import HOSTS, INVENTORY, REPO, VENV_BIN, ansible_env, log_lines, maclab, recap
+
+DOCTOR = os.path.join(REPO, "doctor.yml")
+# macOS commands that change a node (as in test_site_faults); doctor.yml must run none of them.
+CHANGING = ("networksetup -set", "networksetup -create", "networksetup -remove", "networksetup -delete",
+            "ifconfig bridge0 destroy", "sysctl -w", "pmset -a", "launchctl bootstrap", "launchctl bootout",
+            "launchctl kickstart", "launchctl enable", "launchctl disable", "softwareupdate -i",
+            "softwareupdate --install", "shutdown", "fdesetup enable", "fdesetup disable")
+
+
+@pytest.fixture(scope="module")
+def doctor(converged, tmp_path_factory):
+    tmp_dir = str(tmp_path_factory.mktemp("doctor"))
+    report_dir = os.path.join(tmp_dir, "report")
+
+    def run(*extra, json_callback=False):
+        env = ansible_env(tmp_dir)
+        if json_callback:
+            env["ANSIBLE_STDOUT_CALLBACK"] = "ansible.posix.json"
+            env["ANSIBLE_SHOW_CUSTOM_STATS"] = "true"
+        argv = [os.path.join(VENV_BIN, "ansible-playbook"), "-i", INVENTORY, DOCTOR,
+                "-e", "doctor_report_dir=%s" % report_dir] + list(extra)
+        return subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                              env=env, timeout=600, cwd=tmp_dir)
+
+    def report():
+        with open(os.path.join(report_dir, "report.json")) as handle:
+            return json.load(handle)
+
+    run.report = report
+    return run
+
+
+def changing_commands(marks):
+    return dict((host, [" ".join(e["argv"]) for e in log_lines(host, "shim.log")[marks[host]:]
+                        if any(c in " ".join(e["argv"]) for c in CHANGING)]) for host in HOSTS)
+
+
+def found(report):
+    return set((p["code"], p["host"], p["port"], p["peer"]) for p in report["problems"])
+
+
+def test_a_healthy_lab_has_no_problem_and_the_sweep_changes_nothing(doctor):
+    marks = dict((host, len(log_lines(host, "shim.log"))) for host in HOSTS)
+    proc = doctor()
+    assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
+    report = doctor.report()
+    assert report["verdict"] == "healthy" and report["problems"] == [], report["problems"]
+    assert report["run"]["playbook"] == "doctor.yml" and report["run"]["started"]
+    assert all(recap(proc.stdout)[h]["changed"] == 0 for h in HOSTS), recap(proc.stdout)
+    for host in HOSTS:
+        assert "%s: healthy" % host in proc.stdout
+    checks = dict((c["name"], c) for c in report["nodes"][0]["checks"])
+    assert {"thunderbolt_links", "rdma", "wired_limit", "exo", "macos_updates", "macos_build"} <= set(checks)
+    assert all(c["ok"] for c in checks.values()), checks
+    # Every node was swept (its commands are in its shim log) and none of them changes anything.
+    assert all(len(log_lines(h, "shim.log")) > marks[h] for h in HOSTS)
+    assert changing_commands(marks) == dict((h, []) for h in HOSTS)
+
+    checked = doctor("--check", "--diff")
+    assert checked.returncode == 0, checked.stdout[-4000:]
+    assert all(recap(checked.stdout)[h]["changed"] == 0 for h in HOSTS), recap(checked.stdout)
+    assert changing_commands(marks) == dict((h, []) for h in HOSTS)
+
+
+@pytest.fixture
+def faults(converged, site):
+    yield
+    maclab("fault", "clear")
+    site(check=False)
+
+
+def test_faults_on_different_nodes_and_a_down_node_are_found_in_one_sweep(doctor, faults):
+    maclab("fault", "cut", "mac1", "mac3")
+    maclab("fault", "wired-reset", "mac2")
+    maclab("fault", "build", "mac2", "25C99")
+    maclab("fault", "ip-reset", "mac3")
+    maclab("fault", "filevault-on", "mac3")
+    maclab("fault", "disk-full", "mac1", "2G")
+    maclab("fault", "down", "mac4")
+
+    proc = doctor(json_callback=True)
+    assert proc.returncode == 2, proc.stdout[-4000:] + proc.stderr[-2000:]
+    output = json.loads(proc.stdout)
+    report = doctor.report()
+    codes = found(report)
+    ports = dict(((p["host"], p["code"], p["peer"]), p["port"]) for p in report["problems"])
+    # The cut cable, seen from both of its ends, each on its own port toward the other node.
+    assert ("tb_link_no_reply", "mac1", ports[("mac1", "tb_link_no_reply", "mac3")], "mac3") in codes
+    assert ("tb_link_no_reply", "mac3", ports[("mac3", "tb_link_no_reply", "mac1")], "mac1") in codes
+    assert ports[("mac1", "tb_link_no_reply", "mac3")] and ports[("mac3", "tb_link_no_reply", "mac1")]
+    assert {("gpu_wired_limit_differs", "mac2", None, None), ("macos_build_mismatch", "mac2", None, None),
+            ("tb_exo_networksetup_daemon", "mac3", None, None), ("filevault_on", "mac3", None, None),
+            ("disk_space_low", "mac1", None, None), ("node_unreachable", "mac4", None, None)} <= codes
+    # No cable to the node that is down is blamed: that node is its own finding.
+    assert not [p for p in report["problems"] if p["peer"] == "mac4"]
+    assert all(p["fix"] and p["message"] for p in report["problems"])
+
+    stats = output["global_custom_stats"]["doctor"]
+    assert stats["healthy"] is False and stats["unreachable"] == ["mac4"]
+    assert stats["errors"] == len([p for p in report["problems"] if p["severity"] == "error"])
+    assert stats["warnings"] == len([p for p in report["problems"] if p["severity"] == "warning"])
+    assert set(stats["codes"]) == set(p["code"] for p in report["problems"])
+    # (mac2's cable to mac3 fails too: ip-reset took mac3's addresses.)
+    assert {"gpu_wired_limit_differs", "macos_build_mismatch"} <= set(stats["hosts"]["mac2"]["codes"])
+    summaries = [m for play in output["plays"] for task in play["tasks"]
+                 if task["task"]["name"].endswith("Show one line per node")
+                 for m in task["hosts"]["mac1"]["msg"]]
+    assert summaries[3] == "mac4: NOT SWEPT (unreachable)" and summaries[1].startswith("mac2: ")
+
+    # doctor_fail_on: never ends well with the same findings; warning fails on them too.
+    never = doctor("-e", "doctor_fail_on=never")
+    assert never.returncode == 0, never.stdout[-4000:]
+    assert "gpu_wired_limit_differs" in never.stdout and all(recap(never.stdout)[h]["changed"] == 0 for h in HOSTS)

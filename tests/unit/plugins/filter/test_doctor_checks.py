@@ -1,0 +1,154 @@
+"""doctor.yml's judge (plugins/plugin_utils/_doctor_checks.py, filters doctor_findings and doctor_stats):
+a healthy sweep has no problem; each failure mode the sweep reads becomes its catalogue problem on
+the right host and port with a fix; a node that was not swept gets its one finding; the counts a
+workflow branches on add up."""
+import copy
+
+import pytest
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.macops.cluster.plugins.filter.doctor_findings import doctor_findings, doctor_stats
+from ansible_collections.macops.cluster.plugins.module_utils._problems import PROBLEM_KEYS, REGISTRY
+from ansible_collections.macops.cluster.plugins.plugin_utils._doctor_checks import cluster_stats, node_result
+
+MAC = {"macos_version": "26.2", "macos_build": "25C56", "memory_bytes": 512 * 2 ** 30}
+PYTHON_OK = {"changed": False, "python": "/usr/bin/python3", "version": "3.9.6"}
+NO_REPLY = {"code": "tb_link_no_reply", "severity": "error", "host": None, "port": "en4", "peer": "mac3",
+            "message": "en4: no reply from mac3 (198.19.0.6) over en4", "fix": "Check the cable.", "details": {}}
+
+
+def healthy_sweep():
+    return {
+        "changed": False, "mac": dict(MAC), "macos": {"version": "26.2", "build": "25C56"},
+        "volumes": {"/": {"path": "/", "free_gb": 500.0}},
+        "filevault": {"on": False, "state": "off", "status": "FileVault is Off."},
+        "launchd": {"com.openssh.sshd": True, "io.exo.networksetup": False},
+        "wired_limit": {"live_mb": 507904, "target_mb": 507904, "plist": "/Library/LaunchDaemons/org.macops.gpu-memory.plist"},
+        "rdma": {"enabled": True, "ready": True, "problems": []},
+        "links": {"plan_found": True, "planned_links": 3, "problems": [], "default_route": None,
+                  "links": [{"interface": "en%d" % i, "ok": True} for i in (3, 4, 5)]},
+        "exo": {"installed": True, "healthy": True, "label": "org.macops.exo", "nodes_seen": 4, "nodes_expected": 4,
+                "message": "", "log_file": "/Library/Logs/macops/exo.log"},
+        "updates": [], "models": [],
+    }
+
+
+def judge(sweep, host="mac1", python=None, others=None, **settings):
+    sweeps = dict({host: sweep}, **(others or {}))
+    return node_result(host, sweep, PYTHON_OK if python is None else python, sweeps,
+                       dict({"swept_at": "2026-12-02T06:00:00Z", "timeout": 120}, **settings))
+
+
+def codes(result):
+    return [(p["code"], p["host"], p["port"]) for p in result["problems"]]
+
+
+def test_a_healthy_node_passes_every_check_and_has_no_problem():
+    result = judge(healthy_sweep())
+    assert result["problems"] == [] and result["reachable"] and result["swept"]
+    assert [c["name"] for c in result["checks"]] == [
+        "macos_version", "macos_build", "memory", "free_disk", "filevault", "remote_login", "thunderbolt_links",
+        "rdma", "wired_limit", "exo", "exo_networksetup_daemon", "macos_updates"]
+    assert all(c["ok"] for c in result["checks"]) and result["summary"] == "mac1: healthy"
+
+
+@pytest.mark.parametrize("change, expected", [
+    (lambda s: s["links"].update(problems=[NO_REPLY]), [("tb_link_no_reply", "mac1", "en4")]),
+    (lambda s: s["links"].update(plan_found=False, planned_links=0, links=[]), [("tb_plan_missing", "mac1", None)]),
+    (lambda s: s["wired_limit"].update(live_mb=0), [("gpu_wired_limit_differs", "mac1", None)]),
+    (lambda s: s["exo"].update(healthy=False, nodes_seen=2, message="exo on mac1: nodes in /state 2 of 4."),
+     [("service_not_running", "mac1", None)]),
+    (lambda s: s["launchd"].update({"io.exo.networksetup": True}), [("tb_exo_networksetup_daemon", "mac1", None)]),
+    (lambda s: s.update(updates=[{"label": "macOS Tahoe 26.3-25D125", "title": "macOS Tahoe 26.3"}]),
+     [("macos_update_pending", "mac1", None)]),
+    (lambda s: s["filevault"].update(on=True, state="on", status="FileVault is On."), [("filevault_on", "mac1", None)]),
+    (lambda s: s["volumes"]["/"].update(free_gb=3.0), [("disk_space_low", "mac1", None)]),
+    (lambda s: s["rdma"].update(ready=False, problems=[{
+        "code": "rdma_port_down", "severity": "error", "host": None, "port": "en5", "peer": None,
+        "message": "rdma_en5 is down", "fix": "Reseat the cable.", "details": {}}]),
+     [("rdma_port_down", "mac1", "en5")]),
+])
+def test_each_failure_mode_is_its_problem_on_the_right_host_and_port(change, expected):
+    sweep = healthy_sweep()
+    change(sweep)
+    result = judge(sweep)
+    assert codes(result) == expected
+    for found in result["problems"]:
+        assert set(found) == set(PROBLEM_KEYS) and found["code"] in REGISTRY and found["fix"]
+    failed = [c for c in result["checks"] if not c["ok"]]
+    assert [c["code"] for c in failed] == [expected[0][0]]
+
+
+def test_rdma_off_on_a_cluster_that_does_not_ask_for_it_is_no_problem():
+    sweep = healthy_sweep()
+    sweep["rdma"] = {"enabled": False, "ready": False, "problems": [dict(NO_REPLY, code="rdma_disabled", port=None)]}
+    assert judge(sweep)["problems"] == []
+    assert codes(judge(sweep, rdma_required=True)) == [("rdma_disabled", "mac1", None)]
+
+
+def test_exo_missing_is_a_problem_only_where_exo_is_expected():
+    sweep = healthy_sweep()
+    sweep["exo"] = {"installed": False, "healthy": False, "message": "exo on mac1 is not installed."}
+    assert judge(sweep)["problems"] == []
+    assert codes(judge(sweep, exo_expected=True)) == [("service_not_running", "mac1", None)]
+
+
+def test_a_build_off_the_cluster_is_judged_against_every_swept_node():
+    odd = healthy_sweep()
+    odd["mac"]["macos_build"] = "25C99"
+    others = dict(("mac%d" % i, healthy_sweep()) for i in (2, 3, 4))
+    assert codes(judge(odd, others=others)) == [("macos_build_mismatch", "mac1", None)]
+    # A node that was not swept (no mac) does not count for the majority.
+    others["mac4"] = {"unreachable": True}
+    assert codes(judge(healthy_sweep(), host="mac2", others=dict(others, mac1=odd))) == []
+
+
+def test_nodes_that_were_not_swept_get_their_one_finding():
+    unreachable = judge({"unreachable": True, "msg": "ssh: connect to host timed out"},
+                        python={"unreachable": True})
+    assert not unreachable["reachable"] and unreachable["problems"] == []
+    assert unreachable["summary"] == "mac1: NOT SWEPT (unreachable)"
+    stub = judge({"skipped": True}, python={"version": None, "msg": "mac1: /usr/bin/python3 is only the stub"})
+    assert codes(stub) == [("node_python_unusable", "mac1", None)] and "stub" in stub["problems"][0]["message"]
+    hung = judge({"failed": False, "msg": "The task exceeded the timeout of 120 seconds.", "timedout": {"period": 120}})
+    assert codes(hung) == [("doctor_sweep_timeout", "mac1", None)] and "120 s" in hung["problems"][0]["message"]
+    broken = judge({"failed": False, "msg": "system_profiler failed"})
+    assert codes(broken) == [("check_failed", "mac1", None)]
+
+
+def test_the_counts_add_up_per_severity_and_per_node():
+    sick = healthy_sweep()
+    sick["links"]["problems"] = [NO_REPLY]
+    sick["wired_limit"]["live_mb"] = 0
+    results = [judge(healthy_sweep(), host="mac1"), judge(sick, host="mac2"),
+               judge({"unreachable": True}, host="mac4", python={"unreachable": True})]
+    stats = cluster_stats(results)
+    assert (stats["errors"], stats["warnings"], stats["info"], stats["healthy"]) == (2, 1, 0, False)
+    assert stats["codes"] == ["gpu_wired_limit_differs", "node_unreachable", "tb_link_no_reply"]
+    assert stats["unreachable"] == ["mac4"] and stats["swept_at"] == "2026-12-02T06:00:00Z"
+    assert stats["hosts"]["mac2"] == {"reachable": True, "errors": 1, "warnings": 1,
+                                      "codes": ["gpu_wired_limit_differs", "tb_link_no_reply"]}
+    assert stats["hosts"]["mac4"]["errors"] == 1 and not stats["hosts"]["mac4"]["reachable"]
+    assert cluster_stats([judge(healthy_sweep())])["healthy"] is True
+
+
+def test_the_filters_take_registered_results_and_refuse_anything_else():
+    sweep = healthy_sweep()
+    result = doctor_findings(copy.deepcopy(sweep), PYTHON_OK, "mac1", {"mac1": sweep}, {"timeout": 120})
+    assert result["problems"] == [] and doctor_stats([result])["healthy"]
+    with pytest.raises(AnsibleFilterError, match="registered results"):
+        doctor_findings("not a result", PYTHON_OK, "mac1", {}, {})
+    with pytest.raises(AnsibleFilterError, match="macops_doctor"):
+        doctor_stats([{"host": "mac1"}])
+
+
+def test_the_report_is_shown_what_the_sweep_read_where_a_roles_result_would_be():
+    result = judge(healthy_sweep())
+    assert result["gpu"] == {"wired_limit_mb": 507904, "target_mb": 507904}
+    assert result["exo"] == {"running": None, "version": None, "detail": ""} and result["rdma"]["ready"] is True
+    off = healthy_sweep()
+    off["rdma"] = {"enabled": False, "ready": False, "problems": [dict(NO_REPLY, code="rdma_disabled", port=None)]}
+    off["wired_limit"]["target_mb"] = None
+    assert "rdma" not in judge(off) and "gpu" not in judge(off)
+    assert "rdma" in judge(off, rdma_required=True)
