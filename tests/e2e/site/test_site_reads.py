@@ -3,20 +3,18 @@ the lab's shim logs show exactly one system_profiler and at most one sw_vers per
 import os
 from collections import Counter
 
-from labtools import HOSTS, log_lines
+from labtools import HOSTS
 
 COUNTED = ("system_profiler", "sw_vers")
 
 
-def commands_run(host, since, until):
-    """How often each counted command ran on host between shim log entries `since` and `until`."""
-    return Counter(name for name in (os.path.basename(entry["argv"][0])
-                                     for entry in log_lines(host, "shim.log")[since:until])
-                   if name in COUNTED)
+def counted(entries):
+    """The counted commands among the shim log entries, each with its time, argv, uid and rc."""
+    return [entry for entry in entries if os.path.basename(entry["argv"][0]) in COUNTED]
 
 
 def test_the_idempotent_run_reads_each_node_once(converged):
-    counts = dict((host, commands_run(host, converged["second_shim_marks"][host],
-                                                converged["second_shim_ends"][host])) for host in HOSTS)
-    assert dict((host, counts[host]["system_profiler"]) for host in HOSTS) == dict((host, 1) for host in HOSTS), counts
-    assert all(counts[host]["sw_vers"] <= 1 for host in HOSTS), counts
+    entries = dict((host, counted(converged["second_shim"][host])) for host in HOSTS)
+    counts = dict((host, Counter(os.path.basename(entry["argv"][0]) for entry in entries[host])) for host in HOSTS)
+    assert dict((host, counts[host]["system_profiler"]) for host in HOSTS) == dict((host, 1) for host in HOSTS), entries
+    assert all(counts[host]["sw_vers"] <= 1 for host in HOSTS), entries
