@@ -26,6 +26,11 @@ filevault-pending HOST  FileVault "will be enabled after the next restart": that
 slow-boot HOST S     the host's next boots take S seconds
 ssd HOST PORT        an external SSD (not a Mac) on the free Thunderbolt port PORT (a receptacle
                      number, e.g. 6), listed under that port as real Macs list it
+sleep-on HOST        pmset sleep 10: the host sleeps when idle
+autorestart-off HOST pmset autorestart 0: the host stays off after a power cut
+auto-update-on HOST  Automatic Updates install macOS updates by themselves
+                     (/Library/Preferences/com.apple.SoftwareUpdate.plist)
+update-pending HOST  the next macOS point release waits in `softwareupdate --list`
 clear                undo all faults
 """
 

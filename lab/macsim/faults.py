@@ -389,6 +389,66 @@ def fault_wired_reset(paths, host):
     return "%s: iogpu.wired_limit_mb reset to 0" % host
 
 
+def _pmset_fault(paths, kind, host, key, value):
+    with _edit_state(paths, host) as state:
+        settings = state.setdefault("pmset", {})
+        saved = settings.get(key)
+        settings[key] = value
+    _record(paths, kind, [host], {"key": key, "value": saved})
+    return "%s: pmset %s %s" % (host, key, value)
+
+
+def fault_sleep_on(paths, host):
+    return _pmset_fault(paths, "sleep-on", host, "sleep", 10)
+
+
+def fault_autorestart_off(paths, host):
+    return _pmset_fault(paths, "autorestart-off", host, "autorestart", 0)
+
+
+# System Settings > Software Update > Automatic Updates writes this file (binary, as macOS keeps it).
+# Key names from Apple's com.apple.SoftwareUpdate payload; not confirmed from a captured file.
+SOFTWARE_UPDATE_PLIST = "/Library/Preferences/com.apple.SoftwareUpdate.plist"
+
+
+def fault_auto_update_on(paths, host):
+    path = paths.host_file(host, "fs") + SOFTWARE_UPDATE_PLIST
+    saved = None
+    if os.path.exists(path):
+        with open(path, "rb") as handle:
+            saved = handle.read().hex()
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as handle:
+        plistlib.dump({"AutomaticCheckEnabled": True, "AutomaticDownload": True,
+                       "AutomaticallyInstallMacOSUpdates": True, "CriticalUpdateInstall": True,
+                       "ConfigDataInstall": True}, handle, fmt=plistlib.FMT_BINARY)
+    _record(paths, "auto-update-on", [host], saved)
+    return "%s: automatic macOS updates on (%s)" % (host, SOFTWARE_UPDATE_PLIST)
+
+
+def _undo_auto_update_on(paths, host, saved):
+    path = paths.host_file(host, "fs") + SOFTWARE_UPDATE_PLIST
+    if saved is None:
+        if os.path.exists(path):
+            os.unlink(path)
+    else:
+        with open(path, "wb") as handle:
+            handle.write(bytes.fromhex(saved))
+
+
+def fault_update_pending(paths, host):
+    """A macOS update waiting in `softwareupdate --list` (the next point release of the host's macOS)."""
+    with _edit_state(paths, host) as state:
+        saved = list(state.get("pending_updates", []))
+        major, minor = (state["os"]["version"].split(".") + ["0"])[:2]
+        version = "%s.%d" % (major, int(minor) + 1)
+        state["pending_updates"] = saved + [{"label": "macOS Tahoe %s-25D125" % version, "title": "macOS Tahoe %s" % version,
+                                             "version": version, "size_kib": 7340032, "recommended": True,
+                                             "action": "restart"}]
+    _record(paths, "update-pending", [host], saved)
+    return "%s: macOS %s waits in softwareupdate --list" % (host, version)
+
+
 def fault_clear(paths):
     with statefile.editing(paths.lab_json, paths.root) as lab:
         for cable in lab["cables"]:
@@ -433,6 +493,17 @@ def fault_clear(paths):
         elif kind == "slow-boot":
             with _edit_state(paths, host) as state:
                 state["boot"]["boot_seconds"] = saved
+        elif kind in ("sleep-on", "autorestart-off"):
+            with _edit_state(paths, host) as state:
+                if saved["value"] is None:
+                    state.setdefault("pmset", {}).pop(saved["key"], None)
+                else:
+                    state.setdefault("pmset", {})[saved["key"]] = saved["value"]
+        elif kind == "auto-update-on":
+            _undo_auto_update_on(paths, host, saved)
+        elif kind == "update-pending":
+            with _edit_state(paths, host) as state:
+                state["pending_updates"] = saved
     from . import lab as labmod
     for host in [h["name"] for h in lab["hosts"]]:
         if labmod.power_state(paths, host) in labmod.DARK_POWER_STATES:
@@ -446,7 +517,9 @@ KINDS = {
     "no-return": (1, fault_no_return), "down": (1, fault_down), "up": (1, fault_up),
     "disk-full": (2, fault_disk_full), "wired-reset": (1, fault_wired_reset), "clear": (0, fault_clear),
     "filevault-on": (1, fault_filevault_on), "filevault-pending": (1, fault_filevault_pending),
-    "slow-boot": (2, fault_slow_boot), "ssd": (2, fault_ssd),
+    "slow-boot": (2, fault_slow_boot), "ssd": (2, fault_ssd), "sleep-on": (1, fault_sleep_on),
+    "autorestart-off": (1, fault_autorestart_off), "auto-update-on": (1, fault_auto_update_on),
+    "update-pending": (1, fault_update_pending),
 }
 
 

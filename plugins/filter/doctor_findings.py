@@ -16,8 +16,10 @@ description:
     finish in time gets that one finding instead of the checks.
   - The checks site.yml's preflight makes too (macOS version and build across nodes, memory, free disk,
     FileVault, Remote Login) are preflight's own (M(macops.cluster.preflight_checks)); then every cable of the
-    applied plan (pinged, routed), RDMA readiness, the GPU wired limit against its LaunchDaemon, exo's health,
-    exo's networksetup daemon and pending macOS updates. docs/doctor.md lists each check with its source.
+    applied plan (pinged, routed), the Thunderbolt settings against that plan, the cables as the topology role
+    judges them, RDMA readiness (where required, enabled or promised by a jaccl hostfile), the GPU wired limit
+    against its LaunchDaemon, exo's health, exo's networksetup daemon, pending macOS updates, automatic macOS
+    updates, sleep and auto-restart. docs/doctor.md lists each check with its source.
 positional: _input, python_check, host, sweeps, settings
 options:
   _input:
@@ -40,7 +42,8 @@ options:
     description:
       - The limits (C(min_macos), C(require_same_build), C(min_memory_gb), C(min_free_disk_gb),
         C(filevault_allowed)), C(rdma_required), C(exo_expected) (exo missing is a problem), C(plan_file),
-        C(timeout) (the sweep's, for the message) and C(swept_at).
+        C(topology_problems) (C(macops_topology)'s problems, for the cabling check), C(timeout) (the sweep's, for
+        the message) and C(swept_at).
     type: dict
     default: {}
 """

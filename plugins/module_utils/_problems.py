@@ -242,6 +242,41 @@ REGISTRY = {
         "The node has no applied Thunderbolt address plan: site.yml never configured its cables, so they "
         "cannot be checked against it.",
         "Run site.yml once (it addresses every cable and writes the plan), then doctor.yml again."),
+    "tb_bridge_on": _code(
+        ERROR, "doctor",
+        "The Thunderbolt Bridge is back on a node whose plan removed it (its service enabled, bridge0 defined "
+        "or live): it joins the Thunderbolt ports, so the per-cable addresses stop working.",
+        "Run site.yml --tags thunderbolt_network (it removes the bridge again); if it keeps coming back, find "
+        "what re-creates it (the exo app, a configuration profile, a restored network location)."),
+    "tb_address_differs": _code(
+        ERROR, "doctor",
+        "A cable's network service no longer has the address the applied plan gave it (reset to DHCP, another "
+        "address, the service off or gone): the cable does not carry the cluster's traffic.",
+        "Run site.yml --tags thunderbolt_network; stop what changed it (exo's io.exo.networksetup daemon, a "
+        "location switch, an MDM profile)."),
+    "tb_service_order": _code(
+        WARNING, "doctor",
+        "A Thunderbolt service comes before the management service in the network service order, so macOS may "
+        "route management or internet traffic over a cable.",
+        "Run site.yml --tags thunderbolt_network, or put the management service first "
+        "(`networksetup -ordernetworkservices`)."),
+    "tb_config_drift": _code(
+        WARNING, "doctor",
+        "A Thunderbolt setting differs from the applied plan (the MTU, or a second service on a planned port).",
+        "Run site.yml --tags thunderbolt_network to apply the plan again."),
+    "macos_auto_update_on": _code(
+        WARNING, "doctor",
+        "The node installs macOS updates by itself: one node updating alone splits the cluster's build.",
+        "Turn off automatic macOS updates on every node (System Settings > General > Software Update > "
+        "Automatic Updates) and update them together."),
+    "power_sleep_on": _code(
+        WARNING, "doctor",
+        "The node goes to sleep when idle (pmset sleep is not 0): a sleeping node drops out of the cluster.",
+        "Run site.yml --tags power, or `sudo pmset -a sleep 0`."),
+    "power_autorestart_off": _code(
+        WARNING, "doctor",
+        "The node does not start again by itself after a power cut (pmset autorestart is not 1).",
+        "Run site.yml --tags power, or `sudo pmset -a autorestart 1`."),
     "macos_update_pending": _code(
         WARNING, "doctor",
         "A macOS update waits on the node; installed on one node alone it splits the cluster's build, which "

@@ -16,6 +16,9 @@ __metaclass__ = type
 import copy
 import json
 
+from ansible_collections.macops.cluster.plugins.module_utils import _module_commands as commands
+from ansible_collections.macops.cluster.plugins.module_utils._networksetup import parse_getinfo, parse_mtu
+
 # TN3205 and exo: macOS's default Thunderbolt Bridge is the virtual interface bridge0, listed as
 # hardware port "Thunderbolt Bridge"; its definition lives under this key of this file.
 BRIDGE_PORT_NAME = "Thunderbolt Bridge"
@@ -75,11 +78,16 @@ class _Planner(object):
             "live_members": list(bridge_live["members"]) if bridge_live else None,
         }
         self.steps = []
+        # What each step is about, for a read-only check (doctor.yml): {kind, device, reason}.
+        self.differences = []
         self.readdressed = []
         self.before = self.view()
 
-    def step(self, tool, args, reason):
+    def step(self, tool, args, reason, kind, device=None):
+        """kind: address (a planned service missing, off or not at its address), bridge, mtu,
+        order or duplicate (a second service on a planned port)."""
         self.steps.append({"tool": tool, "args": list(args), "reason": reason})
+        self.differences.append({"kind": kind, "device": device, "reason": reason})
 
     def view(self):
         """The part of the Mac's configuration the plan touches (for diff mode)."""
@@ -106,13 +114,15 @@ class _Planner(object):
         if chosen is None:
             if any(svc["name"] == port_name for svc in self.services):
                 raise PlanError("a network service named %r exists but is not bound to %s; rename it" % (port_name, device))
-            self.step("networksetup", ["-createnetworkservice", port_name, port_name], "%s has no network service" % device)
+            self.step("networksetup", ["-createnetworkservice", port_name, port_name], "%s has no network service" % device,
+                      "address", device)
             chosen = {"order": None, "name": port_name, "enabled": True, "hardware_port": port_name, "device": device}
             self.services.append(chosen)
             self.infos[port_name] = ipv4_view(None)
         name = chosen["name"]
         if not chosen["enabled"]:
-            self.step("networksetup", ["-setnetworkserviceenabled", name, "on"], "%s is disabled" % name)
+            self.step("networksetup", ["-setnetworkserviceenabled", name, "on"], "%s is disabled" % name,
+                      "address", device)
             chosen["enabled"] = True
         wanted = _wanted_ipv4(want)
         current = self.infos.get(name) or ipv4_view(None)
@@ -121,35 +131,41 @@ class _Planner(object):
                 self.readdressed.append({"device": device, "service": name, "was": current})
             # No router argument: a Thunderbolt service must never offer a default route.
             self.step("networksetup", ["-setmanual", name, want["address"], want["netmask"]],
-                      "%s is %s, the plan says %s/%s" % (name, _describe(current), want["address"], want["netmask"]))
+                      "%s is %s, the plan says %s/%s" % (name, _describe(current), want["address"], want["netmask"]),
+                      "address", device)
             self.infos[name] = wanted
         for other in on_device:
             if other is not chosen and other["enabled"]:
                 self.step("networksetup", ["-setnetworkserviceenabled", other["name"], "off"],
-                          "%s is a second service on %s, which %s manages" % (other["name"], device, name))
+                          "%s is a second service on %s, which %s manages" % (other["name"], device, name),
+                          "duplicate", device)
                 other["enabled"] = False
         return {"device": device, "service": name, "address": want["address"], "netmask": want["netmask"]}
 
     def mtu(self, device, mtu):
         if self.mtus.get(device) != mtu:
-            self.step("networksetup", ["-setMTU", device, str(mtu)], "%s has MTU %s" % (device, self.mtus.get(device)))
+            self.step("networksetup", ["-setMTU", device, str(mtu)], "%s has MTU %s" % (device, self.mtus.get(device)),
+                      "mtu", device)
             self.mtus[device] = mtu
 
     def remove_bridge(self):
         for svc in self.services:
             if svc["device"] in self.bridges and svc["enabled"]:
-                self.step("networksetup", ["-setnetworkserviceenabled", svc["name"], "off"], "the Thunderbolt Bridge service is on")
+                self.step("networksetup", ["-setnetworkserviceenabled", svc["name"], "off"], "the Thunderbolt Bridge service is on",
+                          "bridge", svc["device"])
                 svc["enabled"] = False
         for device in self.bridge["configured"]:
             # exo's disable_bridge.sh does the same: networksetup cannot delete a bridge.
             self.step("PlistBuddy", ["-c", "Delete " + BRIDGE_PREFS_KEY % device, SYSTEMCONFIG_PREFS],
-                      "%s is defined in the SystemConfiguration preferences" % device)
+                      "%s is defined in the SystemConfiguration preferences" % device, "bridge", device)
         self.bridge["configured"] = []
         if self.bridge["live_members"] is not None:
             # The preferences are only read at boot: take the live bridge down now as well.
             for member in self.bridge["live_members"]:
-                self.step("ifconfig", [DEFAULT_BRIDGE_DEVICE, "deletem", member], "%s is a member of the live bridge" % member)
-            self.step("ifconfig", [DEFAULT_BRIDGE_DEVICE, "destroy"], "the live bridge exists")
+                self.step("ifconfig", [DEFAULT_BRIDGE_DEVICE, "deletem", member], "%s is a member of the live bridge" % member,
+                          "bridge", member)
+            self.step("ifconfig", [DEFAULT_BRIDGE_DEVICE, "destroy"], "the live bridge exists", "bridge",
+                      DEFAULT_BRIDGE_DEVICE)
             self.bridge["live_members"] = None
 
     def order(self):
@@ -161,7 +177,8 @@ class _Planner(object):
         wanted = other + thunderbolt
         if names != wanted:
             self.step("networksetup", ["-ordernetworkservices"] + wanted,
-                      "Thunderbolt services must come after the management service, or macOS may route through them")
+                      "Thunderbolt services must come after the management service, or macOS may route through them",
+                      "order")
             by_name = dict((svc["name"], svc) for svc in self.services)
             self.services = [by_name[name] for name in wanted]
 
@@ -178,6 +195,20 @@ def services_to_read(hardware_ports, services, wanted_devices):
     return [svc["name"] for svc in services if svc["device"] in wanted_devices]
 
 
+def read_service_settings(module, networksetup, hardware_ports, services, wanted):
+    """(infos, mtus) for plan(): the second reads, which need the first's service names: the
+    `-getinfo` of every service on a wanted device and, with an MTU wanted, every wanted device's
+    `-getMTU`, all at once."""
+    devices = [want["device"] for want in wanted["services"]]
+    names = list(services_to_read(hardware_ports, services, devices))
+    mtu_devices = devices if wanted["mtu"] else []
+    outputs = commands.run_many(module, [[networksetup, "-getinfo", name] for name in names]
+                                + [[networksetup, "-getMTU", device] for device in mtu_devices])
+    infos = dict((name, commands.parse(module, parse_getinfo, out)) for name, out in zip(names, outputs))
+    mtus = dict((device, commands.parse(module, parse_mtu, out)) for device, out in zip(mtu_devices, outputs[len(names):]))
+    return infos, mtus
+
+
 def plan(hardware_ports, services, infos, mtus, bridge_live, wanted):
     """Commands that bring the Mac to `wanted`.
 
@@ -187,8 +218,8 @@ def plan(hardware_ports, services, infos, mtus, bridge_live, wanted):
     bridge0, or None when it does not exist.
     wanted: {"services": [{device, address, netmask}], "mtu": int or None,
     "bridge": "absent" or "keep", "order": bool}.
-    Returns {"steps": [{tool, args, reason}], "services", "readdressed", "bridge_removed",
-    "before", "after"}.
+    Returns {"steps": [{tool, args, reason}], "differences": [{kind, device, reason}] (one per
+    step), "services", "readdressed", "bridge_removed", "before", "after"}.
     """
     planner = _Planner(hardware_ports, services, infos, mtus, bridge_live)
     applied = [planner.address(want) for want in wanted["services"]]
@@ -203,6 +234,7 @@ def plan(hardware_ports, services, infos, mtus, bridge_live, wanted):
         planner.order()
     return {
         "steps": planner.steps,
+        "differences": planner.differences,
         "services": applied,
         "readdressed": planner.readdressed,
         "bridge_removed": bridge_removed,

@@ -39,6 +39,13 @@ description:
     O(exo.expected_nodes) nodes or O(exo.timeout) seconds pass, as M(macops.cluster.exo_health) does
     (same reads and verdict), beside the other reads. It never fails the module; C(healthy) and
     C(message) in RV(exo) say what is wrong.
+  - C(network) compares this node's Thunderbolt network with the plan the thunderbolt_network role last
+    applied (O(network.plan_file), with the settings M(macops.cluster.tb_network) recorded in it); the same
+    planner runs on what the node reads now (C(networksetup -listnetworkserviceorder), C(-getinfo) and
+    C(-getMTU), C(ifconfig bridge0)) and applies nothing; every step it would take is a difference, and each
+    kind of difference a problem (C(tb_bridge_on), C(tb_address_differs), C(tb_service_order), C(tb_config_drift)).
+  - C(settings) reads the power settings in use (C(pmset -g)) and the automatic update settings
+    (O(software_update_plist), read as a file, no C(defaults) run).
   - Read-only; never reports a change.
 author: macops.cluster team (@macops)
 extends_documentation_fragment:
@@ -49,7 +56,8 @@ options:
     description: What to read.
     type: list
     elements: str
-    choices: [mac, macos, disk, filevault, launchd, boot, wired_limit, rdma, updates, user, files, models, links, exo]
+    choices: [mac, macos, disk, filevault, launchd, boot, wired_limit, rdma, updates, user, files, models, links, exo,
+              network, settings]
     default: [mac, macos, disk, filevault, launchd, user]
   volumes:
     description: Paths whose volume C(disk) measures, each given to C(df -k) as is.
@@ -149,6 +157,22 @@ options:
         description: Name of this node in the C(message) of RV(exo) (the inventory name).
         type: str
         default: this node
+  network:
+    description: What C(network) compares.
+    type: dict
+    default: {}
+    suboptions:
+      plan_file:
+        description: The applied address plan the thunderbolt_network role writes on every node; missing means nothing to compare.
+        type: path
+        default: /Library/Application Support/macops/thunderbolt-plan.json
+      host:
+        description: This node's inventory name in O(network.plan_file). Required with C(network).
+        type: str
+  software_update_plist:
+    description: Where C(settings) reads the automatic update settings (a missing file sets none of them).
+    type: path
+    default: /Library/Preferences/com.apple.SoftwareUpdate.plist
   set_facts:
     description:
       - Return RV(mac) as the fact C(macops_mac) and everything else gathered as the fact C(macops_node).
@@ -262,13 +286,28 @@ exo:
   returned: when C(exo) is gathered
   sample: {"installed": true, "label": "org.macops.exo", "api_port": 52415, "running": true, "api_ok": true,
            "nodes_seen": 4, "nodes_expected": 4, "healthy": true, "message": ""}
+network:
+  description:
+    - C(plan_found), C(differences) (each step M(macops.cluster.tb_network) would take to bring the node back to
+      its applied plan, as C(kind), C(device) and C(reason)) and C(problems).
+  type: dict
+  returned: when C(network) is gathered
+  sample: {"plan_found": true, "differences": [{"kind": "bridge", "device": "bridge0", "reason": "the live bridge exists"}],
+           "problems": []}
+settings:
+  description:
+    - C(power) (the settings in use, name to value as C(pmset -g) prints them), C(auto_updates) (C(AutomaticCheckEnabled),
+      C(AutomaticDownload), C(AutomaticallyInstallMacOSUpdates), C(CriticalUpdateInstall), C(ConfigDataInstall), each true,
+      false, or null where the file does not set it) and C(software_update_plist).
+  type: dict
+  returned: when C(settings) is gathered
+  sample: {"power": {"sleep": "0", "autorestart": "1", "womp": "1"}, "auto_updates": {"AutomaticallyInstallMacOSUpdates": false}}
 ansible_facts:
   description: C(user_id) and C(user_dir) when C(user) is gathered; C(macops_mac) and C(macops_node) with O(set_facts).
   returned: when C(user) is gathered or O(set_facts=true)
   type: dict
 """
 
-import json
 import os
 import pwd
 
@@ -276,51 +315,34 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.macops.cluster.plugins.module_utils import _df, _fdesetup, _rdma_facts, _softwareupdate
 from ansible_collections.macops.cluster.plugins.module_utils import _module_commands as commands
-from ansible_collections.macops.cluster.plugins.module_utils._exo_health import launchdaemon_settings, node_verdict
-from ansible_collections.macops.cluster.plugins.module_utils._exo_probe import read_health
-from ansible_collections.macops.cluster.plugins.module_utils._mac_facts import build_mac
+from ansible_collections.macops.cluster.plugins.module_utils._exo_health import node_verdict
 from ansible_collections.macops.cluster.plugins.module_utils._model_deploy import deployed_models
-from ansible_collections.macops.cluster.plugins.module_utils._networksetup import parse_hardware_ports
-from ansible_collections.macops.cluster.plugins.module_utils._parsing import ParseError
-from ansible_collections.macops.cluster.plugins.module_utils._sw_vers import parse_full, version_tuple
-from ansible_collections.macops.cluster.plugins.module_utils._system_profiler import (
-    HARDWARE,
-    SOFTWARE,
-    THUNDERBOLT,
-    parse_json,
+from ansible_collections.macops.cluster.plugins.module_utils._node_reads import (
+    Reads,
+    add_network_reads,
+    exo_settings,
+    plan_links,
+    plan_network,
+    read_exo,
+    read_files,
+    read_launchd,
+    read_mac,
+    read_macos,
+    read_network,
+    read_rdma,
+    read_settings,
+    read_wired_limit,
 )
-from ansible_collections.macops.cluster.plugins.module_utils._tb_link_plan import PlanError, read_plan_file
+from ansible_collections.macops.cluster.plugins.module_utils._parsing import ParseError
+from ansible_collections.macops.cluster.plugins.module_utils._sw_vers import version_tuple
+from ansible_collections.macops.cluster.plugins.module_utils._system_profiler import HARDWARE, SOFTWARE, THUNDERBOLT
 from ansible_collections.macops.cluster.plugins.module_utils._tb_link_probe import judge_links, probe_links
-from ansible_collections.macops.cluster.plugins.module_utils._wired_limit import boot_target_mb
 
 GROUPS = ["mac", "macos", "disk", "filevault", "launchd", "boot", "wired_limit", "rdma", "updates", "user", "files",
-          "models", "links", "exo"]
-MAX_FILE_BYTES = 1 << 20
+          "models", "links", "exo", "network", "settings"]
 DEFAULT_GROUPS = ["mac", "macos", "disk", "filevault", "launchd", "user"]
-# launchctl print's exit status for a service launchd does not know.
-LAUNCHD_NOT_LOADED = 113
-
-
-class Reads(object):
-    """The argvs of one run, by key, started together; their results by the same key."""
-
-    def __init__(self, module):
-        self.module = module
-        self.argvs = []
-        self.keys = []
-        self.results = {}
-
-    def add(self, key, argv):
-        self.keys.append(key)
-        self.argvs.append(argv)
-
-    def run(self):
-        for key, result in zip(self.keys, commands.run_parallel(self.module, self.argvs)):
-            self.results[key] = result
-
-    def output(self, key):
-        """stdout of a read that must succeed."""
-        return commands.succeeded(self.module, self.argvs[self.keys.index(key)], self.results[key])
+# exo.app's daemon that resets Thunderbolt services to DHCP: C(network) names it as the cause when loaded.
+EXO_NETWORKSETUP_LABEL = "io.exo.networksetup"
 
 
 def plan_reads(module, groups):
@@ -349,114 +371,9 @@ def plan_reads(module, groups):
         reads.add("ibv_devinfo", ibv_devinfo)
     if "updates" in groups:
         reads.add("updates", [need(module, "softwareupdate"), "--list"])
+    if "settings" in groups:
+        reads.add("pmset", [need(module, "pmset"), "-g"])
     return reads
-
-
-def read_mac(module, reads):
-    profile = commands.parse(module, parse_json, reads.output("profile"))
-    hardware_ports = commands.parse(module, parse_hardware_ports, reads.output("ports"))
-    return commands.parse(module, build_mac, profile, hardware_ports)
-
-
-def read_macos(module, reads, mac):
-    """Version and build: system_profiler's when it has both, else sw_vers' (which then fills mac)."""
-    if mac is not None and mac["macos_version"] and mac["macos_build"]:
-        return {"version": mac["macos_version"], "build": mac["macos_build"]}
-    if "sw_vers" in reads.results:
-        stdout = reads.output("sw_vers")
-    else:
-        stdout = commands.run(module, [commands.require_command(module, "sw_vers")])
-    versions = commands.parse(module, parse_full, stdout)
-    macos = {"version": versions["product_version"], "build": versions["build_version"]}
-    if mac is not None:
-        mac["macos_version"] = mac["macos_version"] or macos["version"]
-        mac["macos_build"] = mac["macos_build"] or macos["build"]
-    return macos
-
-
-def read_launchd(module, reads):
-    loaded = {}
-    for label in module.params["launchd_labels"]:
-        key = ("launchd", label)
-        rc = reads.results[key][0]
-        if rc not in (0, LAUNCHD_NOT_LOADED):
-            reads.output(key)  # fails the module with launchctl's own message
-        loaded[label] = rc == 0
-    return loaded
-
-
-def read_wired_limit(module, reads):
-    rc, stdout, _stderr = reads.results["wired"]
-    live = stdout.strip()
-    path = module.params["wired_limit_plist"]
-    target = None
-    if os.path.exists(path):
-        with open(path, "rb") as plist:
-            target = commands.parse(module, boot_target_mb, plist.read(), path)
-    return {"live_mb": int(live) if rc == 0 and live.isdigit() else None, "target_mb": target, "plist": path}
-
-
-def read_files(module):
-    """The small state files asked for: text, and parsed JSON for a .json file."""
-    files = {}
-    for path in module.params["files"]:
-        entry = {"exists": os.path.isfile(path), "content": None, "json": None}
-        if entry["exists"]:
-            if os.path.getsize(path) > MAX_FILE_BYTES:
-                module.fail_json(msg="%s is larger than %d bytes; files reads only small state files" % (
-                    path, MAX_FILE_BYTES))
-            with open(path, "rb") as handle:
-                entry["content"] = handle.read().decode("utf-8", "replace")
-            if path.endswith(".json"):
-                try:
-                    entry["json"] = json.loads(entry["content"])
-                except ValueError:
-                    entry["json"] = None
-        files[path] = entry
-    return files
-
-
-def read_rdma(module, reads, mac, macos):
-    known_mac = mac or module.params["mac"]
-    if not known_mac:
-        module.fail_json(msg="rdma needs the Thunderbolt ports: gather mac too, or pass mac (the macops_mac fact)")
-    version = (macos or {}).get("version") or known_mac.get("macos_version")
-    build = (macos or {}).get("build") or known_mac.get("macos_build")
-    if not version:
-        module.fail_json(msg="rdma needs the macOS version: gather macos too, or pass a mac that has macos_version")
-    results = [reads.results["rdma_ctl"], reads.results["ibv_devices"], reads.results["ibv_devinfo"]]
-    return _rdma_facts.readiness(module, results, version, build, module.params["min_macos"],
-                                 known_mac.get("thunderbolt_ports") or [])
-
-
-def plan_links(module):
-    """The cables C(links) pings (this node's in the plan file), and what the plan says about them."""
-    options = module.params["links"]
-    if not options.get("host"):
-        module.fail_json(msg="links needs links.host, this node's inventory name in the plan file")
-    try:
-        found, planned, wanted = read_plan_file(options["plan_file"], options["host"], options.get("plan_interface"),
-                                                options.get("peers"))
-    except PlanError as exc:
-        module.fail_json(msg=str(exc))
-    return {"plan_found": found, "planned_links": len(planned)}, wanted
-
-
-def exo_settings(module):
-    """The exo role's LaunchDaemon settings, or None when it is not installed on this node."""
-    path = module.params["exo"]["plist"]
-    if not os.path.exists(path):
-        return None
-    with open(path, "rb") as plist:
-        return commands.parse(module, launchdaemon_settings, plist.read(), path)
-
-
-def read_exo(module, launchctl, settings):
-    """exo's health as exo_health reads it, from the LaunchDaemon's own label and port."""
-    options = module.params["exo"]
-    return read_health(module, launchctl, settings["label"],
-                       settings["api_port"], options["expected_nodes"], options["timeout"],
-                       options["require_all_nodes"], python=options.get("python"), version=None)
 
 
 def read_user():
@@ -484,6 +401,11 @@ def collect(module):
         if exo_found is not None:
             launchctl = commands.require_command(module, "launchctl")
             jobs["exo"] = lambda: read_exo(module, launchctl, exo_found)
+    network_wanted = None
+    if "network" in groups:
+        network_wanted = plan_network(module)
+        if network_wanted is not None:
+            add_network_reads(module, reads, network_wanted)
     answers = commands.run_beside(module, reads.run, jobs)
     node = {}
     mac = read_mac(module, reads) if "mac" in groups else None
@@ -519,6 +441,11 @@ def collect(module):
         node["links"] = dict(link_plan, links=judged, default_route=default_route, problems=problems)
     if "exo" in groups:
         node["exo"] = node_verdict(module.params["exo"], exo_found, answers.get("exo"))
+    if "settings" in groups:
+        node["settings"] = read_settings(module, reads)
+    if "network" in groups:
+        daemon_loaded = bool((node.get("launchd") or {}).get(EXO_NETWORKSETUP_LABEL))
+        node["network"] = read_network(module, reads, network_wanted, daemon_loaded)
     if "updates" in groups:
         # "No new software available." goes to stderr with exit status 0.
         node["updates"] = commands.parse(module, _softwareupdate.parse_list, reads.output("updates"))
@@ -564,6 +491,11 @@ def main():
                 python=dict(type="path"),
                 host=dict(type="str", default="this node"),
             )),
+            network=dict(type="dict", default={}, options=dict(
+                plan_file=dict(type="path", default="/Library/Application Support/macops/thunderbolt-plan.json"),
+                host=dict(type="str"),
+            )),
+            software_update_plist=dict(type="path", default="/Library/Preferences/com.apple.SoftwareUpdate.plist"),
             set_facts=dict(type="bool", default=False),
         ),
         supports_check_mode=True,

@@ -88,7 +88,9 @@ options:
     description:
       - A JSON file that records what was applied, read before and written after the changes
         (atomically, only when its content differs; check mode writes nothing).
-      - The text is O(state_file.content) as Ansible's C(to_nice_json) filter prints it, plus a newline.
+      - The text is O(state_file.content) as Ansible's C(to_nice_json) filter prints it, plus a newline, with
+        the key C(applied) added (O(mtu), O(bridge) and O(order) of this run), so a later check (node_facts C(network))
+        compares the node with what was applied.
     type: dict
     suboptions:
       path:
@@ -280,19 +282,14 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.macops.cluster.plugins.module_utils import _module_commands as commands
 from ansible_collections.macops.cluster.plugins.module_utils._ifconfig import parse_interface
-from ansible_collections.macops.cluster.plugins.module_utils._networksetup import (
-    parse_getinfo,
-    parse_hardware_ports,
-    parse_mtu,
-    parse_service_order,
-)
+from ansible_collections.macops.cluster.plugins.module_utils._networksetup import parse_hardware_ports, parse_service_order
 from ansible_collections.macops.cluster.plugins.module_utils._tb_link_probe import check_links
 from ansible_collections.macops.cluster.plugins.module_utils._tb_link_problems import drift_problems
 from ansible_collections.macops.cluster.plugins.module_utils._tb_network import (
     DEFAULT_BRIDGE_DEVICE,
     PlanError,
     plan,
-    services_to_read,
+    read_service_settings,
     state_text,
     state_view,
 )
@@ -314,14 +311,7 @@ def read_state(module, wanted):
     ports_result, order_result, bridge_result = commands.run_parallel(module, first + [bridge_argv])
     hardware_ports = commands.parse(module, parse_hardware_ports, commands.succeeded(module, first[0], ports_result))
     services = commands.parse(module, parse_service_order, commands.succeeded(module, first[1], order_result))
-    devices = [want["device"] for want in wanted["services"]]
-    # Every service's settings and every port's MTU are independent reads: run them at once.
-    names = list(services_to_read(hardware_ports, services, devices))
-    mtu_devices = devices if wanted["mtu"] else []
-    outputs = commands.run_many(module, [[networksetup, "-getinfo", name] for name in names]
-                                + [[networksetup, "-getMTU", device] for device in mtu_devices])
-    infos = dict((name, commands.parse(module, parse_getinfo, out)) for name, out in zip(names, outputs))
-    mtus = dict((device, commands.parse(module, parse_mtu, out)) for device, out in zip(mtu_devices, outputs[len(names):]))
+    infos, mtus = read_service_settings(module, networksetup, hardware_ports, services, wanted)
     bridge_live = live_bridge(module, bridge_result)
     return hardware_ports, services, infos, mtus, bridge_live
 
@@ -480,6 +470,10 @@ def main():
     if wanted["mtu"] is not None and not 1280 <= wanted["mtu"] <= 9000:
         module.fail_json(msg="mtu must be between 1280 and 9000 (networksetup -listValidMTURange), got %d" % wanted["mtu"])
     state_file = module.params["state_file"]
+    if state_file:
+        # What was applied with the addresses: doctor.yml compares the node with exactly this.
+        state_file["content"] = dict(state_file["content"], applied=dict(
+            (key, wanted[key]) for key in ("mtu", "bridge", "order")))
     previous = read_text(module, state_file["path"]) if state_file else None
     try:
         state = read_state(module, wanted)

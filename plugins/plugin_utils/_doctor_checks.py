@@ -18,6 +18,18 @@ __metaclass__ = type
 from ansible_collections.macops.cluster.plugins.module_utils._problems import ERROR, INFO, SEVERITIES, WARNING, problem
 from ansible_collections.macops.cluster.plugins.plugin_utils._preflight_checks import node_checks
 
+# The topology planner's findings about the cables themselves (what site.yml's topology role
+# reports before it plans): a cable's speed, a peer that is no cluster node, a dock in the path, a
+# cable that differs from the declared cabling. Its address and hostfile findings are about a new
+# plan, and a pair with no cable is a ring's nature (a cable the applied plan has and that is gone is
+# the links check's): neither is about this cluster as it runs.
+CABLING_CODES = ("tb_peer_unknown", "tb_loopback_cable", "tb_link_asymmetric", "tb_link_speed_unknown",
+                 "tb_link_tb4_speed", "tb_port_next_to_ethernet", "tb_duplicate_cable", "tb_cabling_differs",
+                 "tb_peer_via_dock")
+# The hostfiles the rdma role writes when it chose an RDMA backend: RDMA is then promised, also when
+# macops_rdma_required is off.
+RDMA_HOSTFILES = ("hostfile-jaccl.json", "hostfile-jaccl-ring.json")
+
 # exo.app's daemon that keeps resetting network settings (exo #2067, #2279).
 EXO_NETWORKSETUP_LABEL = "io.exo.networksetup"
 
@@ -49,15 +61,62 @@ def _links(host, node, plan_file):
     return results
 
 
+def rdma_promised(node):
+    """Whether this node's hostfiles promise an RDMA backend (the rdma role wrote a jaccl hostfile)."""
+    files = node.get("files") or {}
+    return any(entry.get("exists") for path, entry in files.items() if path.rsplit("/", 1)[-1] in RDMA_HOSTFILES)
+
+
 def _rdma(host, node, rdma_required):
     rdma = node.get("rdma")
     if rdma is None:
         return []
-    # A cluster that does not ask for RDMA and has it off is fine: only readiness that was meant counts.
-    wanted = rdma_required or rdma.get("enabled")
+    # A cluster that does not ask for RDMA and has it off is fine: only readiness that was meant
+    # (required, enabled, or promised by the hostfiles MLX runs from) counts.
+    wanted = rdma_required or rdma.get("enabled") or rdma_promised(node)
     problems = _on(host, rdma.get("problems")) if wanted else []
     detail = "ready" if rdma.get("ready") else ("not ready" if wanted else "off (not required)")
     results = [_verdict("rdma", not problems, detail, problems[0] if problems else None)]
+    return results + [(None, found) for found in problems[1:]]
+
+
+def _network(host, node):
+    network = node.get("network")
+    if network is None or not network.get("plan_found"):
+        return []  # no applied plan: the links check says so (tb_plan_missing)
+    problems = _on(host, network.get("problems"))
+    differences = network.get("differences") or []
+    detail = "as applied" if not differences else "%d difference(s) from the applied plan" % len(differences)
+    results = [_verdict("thunderbolt_config", not problems, detail, problems[0] if problems else None)]
+    return results + [(None, found) for found in problems[1:]]
+
+
+def cable_findings(problems, swept):
+    """The topology role's problems (macops_topology's) that are about the cables as they are, each on
+    a node of ``swept``: a cable to a node that was not swept is that node's own finding."""
+    return [found for found in problems or [] if found.get("code") in CABLING_CODES
+            and found.get("host") in swept and found.get("peer") in list(swept) + [None]]
+
+
+def doctor_topology(topology, swept):
+    """macops_topology as the doctor's report shows it: its cables, with only the cable findings."""
+    return dict(topology, problems=cable_findings(topology.get("problems"), swept))
+
+
+def cabling_problems(macs, settings):
+    """The cabling check's findings over the swept nodes (``settings``' topology_problems); None (no
+    check) with fewer than two swept nodes or no plan."""
+    if len(macs) < 2 or settings.get("topology_problems") is None:
+        return None
+    return cable_findings(settings["topology_problems"], macs)
+
+
+def _cabling(host, cabling):
+    if cabling is None:
+        return []
+    problems = [found for found in cabling if found.get("host") == host]
+    detail = "every cable as the planner wants it" if not problems else "%d cable finding(s)" % len(problems)
+    results = [_verdict("cabling", not problems, detail, problems[0] if problems else None)]
     return results + [(None, found) for found in problems[1:]]
 
 
@@ -121,22 +180,83 @@ def _updates(host, node):
     return [_verdict("macos_updates", not macos, detail, found)]
 
 
-def node_findings(host, mac, node, macs, settings):
+def _power(host, node):
+    power = (node.get("settings") or {}).get("power")
+    if power is None:
+        return []
+    results = []
+    sleep, restart = power.get("sleep"), power.get("autorestart")
+    if sleep is not None:
+        found = None if sleep == "0" else problem(
+            "power_sleep_on", "%s sleeps after %s minute(s) idle (pmset sleep %s): a sleeping node drops out of "
+            "the cluster, and RDMA has been seen dead after idle." % (host, sleep, sleep),
+            "Run site.yml --tags power (it sets sleep 0), or `sudo pmset -a sleep 0` on %s." % host, host=host,
+            details={"sleep": sleep})
+        results.append(_verdict("power_sleep", found is None, "pmset sleep %s" % sleep, found))
+    if restart is not None:
+        found = None if restart == "1" else problem(
+            "power_autorestart_off", "%s does not start again by itself after a power cut (pmset autorestart %s): "
+            "after an outage it stays off until someone presses its power button." % (host, restart),
+            "Run site.yml --tags power (it sets autorestart 1), or `sudo pmset -a autorestart 1` on %s." % host,
+            host=host, details={"autorestart": restart})
+        results.append(_verdict("power_autorestart", found is None, "pmset autorestart %s" % restart, found))
+    return results
+
+
+def _auto_updates(host, node):
+    auto = (node.get("settings") or {}).get("auto_updates")
+    if auto is None:
+        return []
+    on = auto.get("AutomaticallyInstallMacOSUpdates") is True
+    found = None if not on else problem(
+        "macos_auto_update_on", "%s installs macOS updates by itself (AutomaticallyInstallMacOSUpdates in %s): one "
+        "node updating alone splits the cluster's build, and exo and RDMA need it identical everywhere." % (
+            host, (node.get("settings") or {}).get("software_update_plist")),
+        "Turn off System Settings > General > Software Update > Automatic Updates > Install macOS updates on %s "
+        "(or `sudo defaults write /Library/Preferences/com.apple.SoftwareUpdate AutomaticallyInstallMacOSUpdates "
+        "-bool false`), and update every node together." % host, host=host)
+    detail = "installs macOS updates by itself" if on else "macOS updates are not installed by themselves"
+    return [_verdict("macos_auto_updates", not on, detail, found)]
+
+
+def node_findings(host, mac, node, macs, settings, cabling=None):
     """{'checks': [...], 'problems': [...]} for one node swept by doctor.yml. ``settings``: the
     preflight limits (min_macos, require_same_build, min_memory_gb, min_free_disk_gb,
-    filevault_allowed) and rdma_required, exo_expected, plan_file."""
+    filevault_allowed) and rdma_required, exo_expected, plan_file. ``cabling``: the cluster's
+    cabling_problems(), or None to skip that check."""
     preflight = node_checks(host, mac, node, macs, settings.get("min_macos", "26.2"),
                             settings.get("require_same_build", True), settings.get("min_memory_gb", 16),
                             settings.get("min_free_disk_gb", 20), settings.get("filevault_allowed", True))
     results = [(check, None) for check in preflight["checks"]]
     results += _links(host, node, settings.get("plan_file", "the plan file"))
+    results += _network(host, node)
+    results += _cabling(host, cabling)
     results += _rdma(host, node, bool(settings.get("rdma_required")))
     results += _wired_limit(host, node)
     results += _exo(host, node, bool(settings.get("exo_expected")))
     results += _networksetup_daemon(host, node)
     results += _updates(host, node)
+    results += _auto_updates(host, node)
+    results += _power(host, node)
     return {"checks": [pair[0] for pair in results if pair[0] is not None],
-            "problems": preflight["problems"] + [pair[1] for pair in results if pair[1] is not None]}
+            "problems": _once(preflight["problems"] + [pair[1] for pair in results if pair[1] is not None])}
+
+
+def _once(problems):
+    """One finding per code, host and port: where two reads found the same (RDMA readiness and the
+    cabling both see a Thunderbolt 4 link), the one that names the peer is kept, in the first's place."""
+    best = {}
+    for found in problems:
+        key = (found["code"], found.get("host"), found.get("port"))
+        if key not in best or (found.get("peer") and not best[key].get("peer")):
+            best[key] = found
+    seen, kept = set(), []
+    for found in problems:
+        key = (found["code"], found.get("host"), found.get("port"))
+        if key not in seen:
+            seen.add(key)
+            kept.append(best[key])
+    return kept
 
 
 def _summary(host, reachable, problems):
@@ -180,7 +300,7 @@ def node_result(host, sweep, python_check, sweeps, settings):
     if outcome == "swept":
         macs = dict((name, result["mac"]) for name, result in sweeps.items()
                     if isinstance(result, dict) and isinstance(result.get("mac"), dict))
-        found = node_findings(host, sweep["mac"], sweep, macs, settings)
+        found = node_findings(host, sweep["mac"], sweep, macs, settings, cabling_problems(macs, settings))
     elif outcome is not None:
         found["problems"] = [outcome]
     result = {"host": host, "reachable": reachable, "swept": outcome == "swept", "swept_at": settings.get("swept_at"),
@@ -196,7 +316,7 @@ def _shown(sweep, rdma_required):
     only when it is meant, as the rdma check judges it: the report derives its problems), the wired
     limit (gpu_memory's) and exo (exo_health's)."""
     shown = {}
-    if isinstance(sweep.get("rdma"), dict) and (rdma_required or sweep["rdma"].get("enabled")):
+    if isinstance(sweep.get("rdma"), dict) and (rdma_required or sweep["rdma"].get("enabled") or rdma_promised(sweep)):
         shown["rdma"] = sweep["rdma"]
     wired = sweep.get("wired_limit")
     if isinstance(wired, dict) and wired.get("target_mb") is not None:

@@ -351,10 +351,15 @@ def _rdma_problems(name, rdma, topology):
 
 
 def _dedupe(problems):
-    """Drop repeats: a slow cable is seen by the planner and by rdma_status on both of its Macs."""
+    """Drop repeats: a slow cable is seen by the planner and by rdma_status on both of its Macs, and
+    a node's finding the report tied to its cable (a link id, the peer) may also arrive untied (the
+    doctor's copy of the same rdma_status problem): the tied one stays."""
+    tied = set((p["code"], p["host"], p["port"], p["message"]) for p in problems if link_id_of(p))
     seen = set()
     kept = []
     for found in problems:
+        if not link_id_of(found) and (found["code"], found["host"], found["port"], found["message"]) in tied:
+            continue
         if link_id_of(found):
             key = (found["code"], "link", link_id_of(found))
         else:

@@ -194,6 +194,26 @@ def test_wired_reset(lab, root_shell):
     assert ssh("mac1", "sysctl -n iogpu.wired_limit_mb").stdout.strip() == "0"
 
 
+def test_power_and_update_settings_faults_show_in_pmset_the_plist_and_softwareupdate(lab):
+    def pmset(host):
+        return dict(line.split() for line in ssh(host, "pmset -g").stdout.splitlines()[2:])
+
+    before = pmset("mac2")
+    maclab("fault", "sleep-on", "mac2")
+    maclab("fault", "autorestart-off", "mac2")
+    assert (pmset("mac2")["sleep"], pmset("mac2")["autorestart"]) == ("10", "0")
+    maclab("fault", "auto-update-on", "mac3")
+    prefs = "/Library/Preferences/com.apple.SoftwareUpdate.plist"
+    assert ssh("mac3", "head -c 8 %s" % prefs).stdout == "bplist00"
+    maclab("fault", "update-pending", "mac4")
+    listed = ssh("mac4", "softwareupdate --list")
+    assert "* Label: macOS Tahoe " in listed.stdout and "Action: restart" in listed.stdout
+    maclab("fault", "clear")
+    assert pmset("mac2") == before
+    assert ssh("mac3", "test -e %s" % prefs, check=False).returncode == 1
+    assert "No new software available." in ssh("mac4", "softwareupdate --list").stderr
+
+
 def test_unknown_host_is_refused(lab):
     proc = maclab("fault", "cut", "mac1", "mac9", check=False)
     assert proc.returncode == 1 and "mac9" in proc.stderr

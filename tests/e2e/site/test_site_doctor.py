@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from labtools import HOSTS, INVENTORY, REPO, VENV_BIN, ansible_env, log_lines, maclab, recap
+from labtools import HOSTS, INVENTORY, REPO, VENV_BIN, ansible_env, log_lines, maclab, recap, ssh, sudo, wait_until
 
 DOCTOR = os.path.join(REPO, "doctor.yml")
 # macOS commands that change a node (as in test_site_faults); doctor.yml must run none of them.
@@ -122,3 +122,81 @@ def test_faults_on_different_nodes_and_a_down_node_are_found_in_one_sweep(doctor
     never = doctor("-e", "doctor_fail_on=never")
     assert never.returncode == 0, never.stdout[-4000:]
     assert "gpu_wired_limit_differs" in never.stdout and all(recap(never.stdout)[h]["changed"] == 0 for h in HOSTS)
+
+
+def reboot_now(host):
+    """Reboot a node as a person would over SSH; the session ends with it."""
+    sudo(host, "/sbin/shutdown -r now", check=False, timeout=30)
+    wait_until(lambda: ssh(host, "true", check=False, timeout=10).returncode != 0, 30, message="%s going down" % host)
+
+
+# Each lab fault alone: (fault arguments, what doctor.yml must find as (code, host, peer), the hosts
+# any problem may be on: the fault's node and, where it breaks cables, its peers), then how to
+# undo what `maclab fault clear` does not. The cable faults name their peer; the others none.
+ALL = set(HOSTS)
+ALONE = [
+    (("cut", "mac1", "mac3"), {("tb_link_no_reply", "mac1", "mac3"), ("tb_link_no_reply", "mac3", "mac1")},
+     {"mac1", "mac3"}),
+    (("degrade", "mac1", "mac2"), {("tb_link_tb4_speed", "mac1", "mac2")}, {"mac1", "mac2"}),
+    # The jaccl hostfiles promise RDMA, so it is checked though macops_rdma_required is off; the
+    # peers' RDMA ports toward mac2 go down with it, as on Macs.
+    (("rdma-off", "mac2"), {("rdma_disabled", "mac2", None)}, ALL),
+    (("build", "mac2", "25C99"), {("macos_build_mismatch", "mac2", None)}, {"mac2"}),
+    # The bridge takes every port of mac2, so its peers' cables to it fail too.
+    (("bridge-on", "mac2"), {("tb_bridge_on", "mac2", None)}, ALL),
+    (("disk-full", "mac1", "2G"), {("disk_space_low", "mac1", None)}, {"mac1"}),
+    (("wired-reset", "mac2"), {("gpu_wired_limit_differs", "mac2", None)}, {"mac2"}),
+    (("filevault-on", "mac3"), {("filevault_on", "mac3", None)}, {"mac3"}),
+    (("filevault-pending", "mac3"), {("filevault_on", "mac3", None)}, {"mac3"}),
+    (("down", "mac4"), {("node_unreachable", "mac4", None)}, {"mac4"}),
+    # Faults that show at the next boot: the node is rebooted, and doctor.yml sweeps it gone
+    # (no-return) or still booting (slow-boot): unreachable either way, the others swept.
+    (("no-return", "mac2"), {("node_unreachable", "mac2", None)}, {"mac2"}),
+    (("slow-boot", "mac2", "40"), {("node_unreachable", "mac2", None)}, {"mac2"}),
+    (("sleep-on", "mac2"), {("power_sleep_on", "mac2", None)}, {"mac2"}),
+    (("autorestart-off", "mac3"), {("power_autorestart_off", "mac3", None)}, {"mac3"}),
+    (("auto-update-on", "mac1"), {("macos_auto_update_on", "mac1", None)}, {"mac1"}),
+    (("update-pending", "mac4"), {("macos_update_pending", "mac4", None)}, {"mac4"}),
+    # A drive on a free port is no problem: the report lists it on its port (test_site_devices).
+    (("ssd", "mac1", "6"), set(), set()),
+    # Last: `fault clear` stops the daemon but leaves the addresses it reset (the module fixture's
+    # site.yml puts them back), as on a Mac.
+    (("ip-reset", "mac3"), {("tb_exo_networksetup_daemon", "mac3", None), ("tb_address_differs", "mac3", None)}, ALL),
+]
+
+
+@pytest.fixture(scope="module")
+def alone(converged, site):
+    yield
+    maclab("fault", "clear")
+    maclab("wait", "--timeout", "120", timeout=180)
+    site(check=False)
+
+
+@pytest.mark.parametrize("fault, expected, hosts", ALONE, ids=[f[0][0] for f in ALONE])
+def test_each_lab_fault_alone_is_found_on_its_host_with_the_fix(doctor, alone, fault, expected, hosts):
+    wired = ssh(fault[1], "/usr/sbin/sysctl -n iogpu.wired_limit_mb").stdout.strip()
+    maclab("fault", *fault)
+    if fault[0] in ("no-return", "slow-boot"):
+        reboot_now(fault[1])
+    try:
+        proc = doctor()
+        report = doctor.report()
+        found = set((p["code"], p["host"], p["peer"]) for p in report["problems"])
+        assert expected <= found, (fault, found, proc.stdout[-3000:])
+        assert set(p["host"] for p in report["problems"]) <= hosts, (fault, report["problems"])
+        assert all(p["fix"] and p["message"] for p in report["problems"])
+        errors = [p for p in report["problems"] if p["severity"] == "error"]
+        assert proc.returncode == (2 if errors else 0), proc.stdout[-3000:]
+        if fault[0] == "ssd":
+            devices = [node for node in report["nodes"] if node["name"] == "mac1"][0]["thunderbolt"]["devices"]
+            assert [d["name"] for d in devices] == ["Envoy Ultra"]
+        if fault[0] in ("cut", "degrade"):
+            # The cable's own port on each end it is found from.
+            assert all(p["port"] for p in report["problems"] if p["peer"])
+    finally:
+        maclab("fault", "clear")
+        maclab("wait", "--timeout", "120", timeout=180)
+        if fault[0] == "wired-reset":
+            # Not a recorded fault: put back the limit the node had.
+            sudo(fault[1], "/usr/sbin/sysctl -w iogpu.wired_limit_mb=%s" % wired)

@@ -12,6 +12,10 @@ from ansible_collections.macops.cluster.plugins.filter.doctor_findings import do
 from ansible_collections.macops.cluster.plugins.module_utils._problems import PROBLEM_KEYS, REGISTRY
 from ansible_collections.macops.cluster.plugins.plugin_utils._doctor_checks import cluster_stats, node_result
 
+from ansible_collections.macops.cluster.plugins.plugin_utils._topology import build_topology
+
+from cabling_builder import build_nodes
+
 MAC = {"macos_version": "26.2", "macos_build": "25C56", "memory_bytes": 512 * 2 ** 30}
 PYTHON_OK = {"changed": False, "python": "/usr/bin/python3", "version": "3.9.6"}
 NO_REPLY = {"code": "tb_link_no_reply", "severity": "error", "host": None, "port": "en4", "peer": "mac3",
@@ -30,6 +34,10 @@ def healthy_sweep():
                   "links": [{"interface": "en%d" % i, "ok": True} for i in (3, 4, 5)]},
         "exo": {"installed": True, "healthy": True, "label": "org.macops.exo", "nodes_seen": 4, "nodes_expected": 4,
                 "message": "", "log_file": "/Library/Logs/macops/exo.log"},
+        "network": {"plan_found": True, "differences": [], "problems": []},
+        "settings": {"power": {"sleep": "0", "autorestart": "1", "womp": "1"},
+                     "auto_updates": {"AutomaticallyInstallMacOSUpdates": False, "AutomaticDownload": None},
+                     "software_update_plist": "/Library/Preferences/com.apple.SoftwareUpdate.plist"},
         "updates": [], "models": [],
     }
 
@@ -49,7 +57,8 @@ def test_a_healthy_node_passes_every_check_and_has_no_problem():
     assert result["problems"] == [] and result["reachable"] and result["swept"]
     assert [c["name"] for c in result["checks"]] == [
         "macos_version", "macos_build", "memory", "free_disk", "filevault", "remote_login", "thunderbolt_links",
-        "rdma", "wired_limit", "exo", "exo_networksetup_daemon", "macos_updates"]
+        "thunderbolt_config", "rdma", "wired_limit", "exo", "exo_networksetup_daemon", "macos_updates", "macos_auto_updates", "power_sleep",
+        "power_autorestart"]
     assert all(c["ok"] for c in result["checks"]) and result["summary"] == "mac1: healthy"
 
 
@@ -63,6 +72,10 @@ def test_a_healthy_node_passes_every_check_and_has_no_problem():
     (lambda s: s.update(updates=[{"label": "macOS Tahoe 26.3-25D125", "title": "macOS Tahoe 26.3"}]),
      [("macos_update_pending", "mac1", None)]),
     (lambda s: s["filevault"].update(on=True, state="on", status="FileVault is On."), [("filevault_on", "mac1", None)]),
+    (lambda s: s["settings"]["power"].update(sleep="10"), [("power_sleep_on", "mac1", None)]),
+    (lambda s: s["settings"]["power"].update(autorestart="0"), [("power_autorestart_off", "mac1", None)]),
+    (lambda s: s["settings"]["auto_updates"].update(AutomaticallyInstallMacOSUpdates=True),
+     [("macos_auto_update_on", "mac1", None)]),
     (lambda s: s["volumes"]["/"].update(free_gb=3.0), [("disk_space_low", "mac1", None)]),
     (lambda s: s["rdma"].update(ready=False, problems=[{
         "code": "rdma_port_down", "severity": "error", "host": None, "port": "en5", "peer": None,
@@ -85,6 +98,70 @@ def test_rdma_off_on_a_cluster_that_does_not_ask_for_it_is_no_problem():
     sweep["rdma"] = {"enabled": False, "ready": False, "problems": [dict(NO_REPLY, code="rdma_disabled", port=None)]}
     assert judge(sweep)["problems"] == []
     assert codes(judge(sweep, rdma_required=True)) == [("rdma_disabled", "mac1", None)]
+
+
+def test_rdma_off_where_the_hostfiles_promise_it_is_a_problem_without_rdma_required():
+    sweep = healthy_sweep()
+    sweep["rdma"] = {"enabled": False, "ready": False, "problems": [dict(NO_REPLY, code="rdma_disabled", port=None)]}
+    jaccl = "/Library/Application Support/macops/hostfile-jaccl.json"
+    sweep["files"] = {jaccl: {"exists": True, "content": "{}", "json": {}}}
+    result = judge(sweep)
+    assert codes(result) == [("rdma_disabled", "mac1", None)] and result["rdma"]["enabled"] is False
+    sweep["files"][jaccl]["exists"] = False
+    assert judge(sweep)["problems"] == []
+
+
+def test_the_network_differences_the_sweep_found_are_its_problems_on_this_node():
+    sweep = healthy_sweep()
+    bridge = {"code": "tb_bridge_on", "severity": "error", "host": "mac1", "port": "bridge0", "peer": None,
+              "message": "mac1: the Thunderbolt Bridge is back", "fix": "Run site.yml.", "details": {}}
+    reset = dict(bridge, code="tb_address_differs", port="en4", message="mac1 en4: dhcp")
+    sweep["network"] = {"plan_found": True, "problems": [bridge, reset],
+                        "differences": [{"kind": "bridge", "device": "bridge0", "reason": "the live bridge exists"},
+                                        {"kind": "address", "device": "en4", "reason": "Thunderbolt 3 is dhcp"}]}
+    result = judge(sweep)
+    assert codes(result) == [("tb_bridge_on", "mac1", "bridge0"), ("tb_address_differs", "mac1", "en4")]
+    check = [c for c in result["checks"] if c["name"] == "thunderbolt_config"][0]
+    assert not check["ok"] and check["code"] == "tb_bridge_on" and "2 difference" in check["detail"]
+    # No applied plan: nothing to compare (the links check reports tb_plan_missing).
+    sweep["network"] = {"plan_found": False, "differences": [], "problems": []}
+    assert "thunderbolt_config" not in [c["name"] for c in judge(sweep)["checks"]]
+
+
+def cabled(cables, min_link_gbps=80):
+    """Healthy sweeps of two Studios whose macops_mac has the Thunderbolt ports of ``cables``, and
+    the topology role's plan over them (its problems are what doctor.yml hands the judge)."""
+    nodes = build_nodes({"mac1": "studio", "mac2": "studio"}, cables)
+    sweeps = {}
+    for host, node in nodes.items():
+        sweeps[host] = healthy_sweep()
+        sweeps[host]["mac"] = dict(node["mac"], **MAC)
+    plan = build_topology(dict((host, {"mac": sweep["mac"]}) for host, sweep in sweeps.items()),
+                          min_link_gbps=min_link_gbps)
+    return sweeps, plan["problems"]
+
+
+def test_a_tb4_cable_is_found_on_the_swept_nodes_and_a_healthy_mesh_has_no_cabling_finding():
+    healthy, problems = cabled(["mac1:2 mac2:2"])
+    result = judge(healthy["mac1"], others={"mac2": healthy["mac2"]}, topology_problems=problems)
+    assert result["problems"] == [] and "cabling" in [c["name"] for c in result["checks"]]
+    slow, problems = cabled(["mac1:2 mac2:2 @40"])
+    result = judge(slow["mac1"], others={"mac2": slow["mac2"]}, topology_problems=problems)
+    assert codes(result) == [("tb_link_tb4_speed", "mac1", "en3")] and "40 Gb/s" in result["problems"][0]["message"]
+    # RDMA readiness sees the same slow port: one finding, the one that names the peer.
+    slow["mac1"]["rdma"]["problems"] = [{
+        "code": "tb_link_tb4_speed", "severity": "error", "host": None, "port": "en3", "peer": None,
+        "message": "en3 (Thunderbolt 2): this link runs at 40 Gb/s", "fix": "Use a TB5 cable.", "details": {}}]
+    result = judge(slow["mac1"], others={"mac2": slow["mac2"]}, topology_problems=problems)
+    assert [(p["code"], p["port"], p["peer"]) for p in result["problems"]] == [("tb_link_tb4_speed", "en3", "mac2")]
+    slow["mac1"]["rdma"]["problems"] = []
+    # The plan's own findings that are no cable's state (a pair without a cable in a ring, addresses)
+    # are not the doctor's; nor is a cable to a node that was not swept.
+    ring = [dict(problems[0], code="tb_mesh_missing_pair"), dict(problems[0], peer="mac9")]
+    assert judge(slow["mac1"], others={"mac2": slow["mac2"]}, topology_problems=ring)["problems"] == []
+    # A single swept node, or no plan, has no cable to judge: no cabling check.
+    assert "cabling" not in [c["name"] for c in judge(slow["mac1"], topology_problems=problems)["checks"]]
+    assert "cabling" not in [c["name"] for c in judge(slow["mac1"], others={"mac2": slow["mac2"]})["checks"]]
 
 
 def test_exo_missing_is_a_problem_only_where_exo_is_expected():

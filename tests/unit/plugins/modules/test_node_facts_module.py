@@ -306,3 +306,87 @@ def test_a_read_that_breaks_in_its_thread_fails_the_module_naming_it(monkeypatch
     args = {"gather": ["exo"], "exo": {"plist": exo_plist(tmp_path)}}
     result, _ = run_module(monkeypatch, capsys, node_facts.main, args, studio())  # launchctl print not canned
     assert result["failed"] and result["msg"].startswith("exo: the read failed: unexpected command")
+
+
+SERVICE_ORDER = ["/usr/sbin/networksetup", "-listnetworkserviceorder"]
+GETINFO_TB2 = ["/usr/sbin/networksetup", "-getinfo", "Thunderbolt 2"]
+IFCONFIG_BRIDGE = ["/sbin/ifconfig", "bridge0"]
+
+
+def applied_plan_file(tmp_path, applied=None):
+    import json
+
+    path = tmp_path / "thunderbolt-plan.json"
+    path.write_text(json.dumps({"hosts": {"mac1": {"en3": {"ip": "198.19.0.1", "netmask": "255.255.255.252",
+                                                           "peer_ip": "198.19.0.2", "peer_host": "mac2"}}},
+                                "applied": applied or {"mtu": None, "bridge": "absent", "order": True}}))
+    return str(path)
+
+
+def network_outputs(getinfo="networksetup/getinfo_manual.txt"):
+    return {tuple(SERVICE_ORDER): ok("networksetup/listnetworkserviceorder.txt"), tuple(GETINFO_TB2): ok(getinfo),
+            tuple(IFCONFIG_BRIDGE): (1, "", "ifconfig: interface bridge0 does not exist\n")}
+
+
+@pytest.mark.parametrize("check_mode", [False, True])
+def test_network_compares_the_node_with_its_applied_plan_and_changes_nothing(monkeypatch, capsys, tmp_path,
+                                                                            check_mode):
+    args = {"gather": ["mac", "network"], "network": {"plan_file": applied_plan_file(tmp_path), "host": "mac1"}}
+    if check_mode:
+        args["_ansible_check_mode"] = True
+    result, calls = run_module(monkeypatch, capsys, node_facts.main, args, studio(network_outputs()))
+    assert result.get("failed") is None, result.get("msg")
+    network = result["network"]
+    # The fixture's Mac still defines bridge0 and lists a Thunderbolt service above the VPN: both are
+    # differences; en3 has its planned address, so it is none.
+    assert network["plan_found"] and set(d["kind"] for d in network["differences"]) == {"bridge", "order"}
+    assert [(p["code"], p["host"], p["port"]) for p in network["problems"]] == [
+        ("tb_bridge_on", "mac1", "bridge0"), ("tb_service_order", "mac1", None)]
+    # Reads only, each once; the hardware ports are the mac group's.
+    assert sorted(map(tuple, calls)) == sorted(map(tuple, [PROFILE, PORTS, SERVICE_ORDER, IFCONFIG_BRIDGE,
+                                                           GETINFO_TB2]))
+    assert result["changed"] is False
+
+
+def test_network_names_a_lost_address_and_without_a_plan_compares_nothing(monkeypatch, capsys, tmp_path):
+    args = {"gather": ["network", "launchd"], "launchd_labels": ["io.exo.networksetup"],
+            "network": {"plan_file": applied_plan_file(tmp_path), "host": "mac1"}}
+    loaded = {tuple(EXO_DAEMON): (0, "system/io.exo.networksetup = {\n}\n", "")}
+    result, _ = run_module(monkeypatch, capsys, node_facts.main, args,
+                           studio(dict(list(network_outputs("networksetup/getinfo_dhcp_no_lease.txt").items())
+                                       + list(loaded.items()))))
+    lost = [p for p in result["network"]["problems"] if p["code"] == "tb_address_differs"]
+    assert [(p["port"], "io.exo.networksetup" in p["fix"]) for p in lost] == [("en3", True)]
+    args["network"]["plan_file"] = str(tmp_path / "none.json")
+    result, calls = run_module(monkeypatch, capsys, node_facts.main, args, studio())
+    assert result["network"] == {"plan_found": False, "differences": [], "problems": []}
+    assert not any("networksetup" in argv[0] for argv in calls)
+    result, _ = run_module(monkeypatch, capsys, node_facts.main, {"gather": ["network"]}, studio())
+    assert result["failed"] and "network.host" in result["msg"]
+
+
+PMSET = ["/usr/bin/pmset", "-g"]
+
+
+def test_settings_reads_pmset_and_the_automatic_update_plist(monkeypatch, capsys, tmp_path):
+    prefs = tmp_path / "com.apple.SoftwareUpdate.plist"
+    prefs.write_bytes(plistlib.dumps({"AutomaticallyInstallMacOSUpdates": True, "AutomaticDownload": 0},
+                                     fmt=plistlib.FMT_BINARY))
+    pmset = (0, "System-wide power settings:\nCurrently in use:\n sleep                1 (sleep prevented by sharingd)\n"
+                " autorestart          0\n womp                 1\n", "")
+    args = {"gather": ["settings"], "software_update_plist": str(prefs)}
+    result, calls = run_module(monkeypatch, capsys, node_facts.main, args, studio({tuple(PMSET): pmset}))
+    assert result.get("failed") is None, result.get("msg")
+    assert result["settings"]["power"] == {"sleep": "1", "autorestart": "0", "womp": "1"}
+    auto = result["settings"]["auto_updates"]
+    assert (auto["AutomaticallyInstallMacOSUpdates"], auto["AutomaticDownload"], auto["CriticalUpdateInstall"]) == (
+        True, False, None)
+    assert calls == [PMSET]
+    # No file: macOS's defaults, which nobody wrote down: every key null.
+    args["software_update_plist"] = str(tmp_path / "none.plist")
+    result, _ = run_module(monkeypatch, capsys, node_facts.main, args, studio({tuple(PMSET): pmset}))
+    assert set(result["settings"]["auto_updates"].values()) == {None}
+    prefs.write_text("<plist")
+    args["software_update_plist"] = str(prefs)
+    result, _ = run_module(monkeypatch, capsys, node_facts.main, args, studio({tuple(PMSET): pmset}))
+    assert result["failed"] and "not a property list" in result["msg"]

@@ -103,6 +103,10 @@ def network_untouched():
     ])
 
 
+# What record() applies, recorded beside the plan for doctor.yml's check (node_facts network).
+WRITTEN = dict(PLAN, applied={"mtu": None, "bridge": "keep", "order": False})
+
+
 def record(path, content=PLAN, **extra):
     return dict({"services": [], "bridge": "keep", "order": False,
                  "state_file": {"path": str(path), "content": content, "mode": "0644"}}, **extra)
@@ -121,7 +125,7 @@ def test_state_file_written_then_found_and_left_alone(monkeypatch, capsys, tmp_p
     assert first["changed"] is True and first["state_changed"] is True
     assert first["state_found"] is False
     assert first["commands"] == []
-    assert path.read_text() == to_nice_json(PLAN) + "\n"
+    assert path.read_text() == to_nice_json(WRITTEN) + "\n"
     assert stat.S_IMODE(os.stat(str(path)).st_mode) == 0o644
 
     again, _calls = run_module(monkeypatch, capsys, tb_network.main, record(path), network_untouched())
@@ -136,7 +140,7 @@ def test_state_file_check_mode_predicts_without_writing(monkeypatch, capsys, tmp
                                 dict(record(path), _ansible_check_mode=True, _ansible_diff=True), network_untouched())
     assert result["changed"] is True and result["state_found"] is True
     assert result["diff"]["before"]["state_file"]["links"] == {}
-    assert result["diff"]["after"]["state_file"] == PLAN
+    assert result["diff"]["after"]["state_file"] == WRITTEN
     assert json.loads(path.read_text())["links"] == {}
 
 

@@ -252,3 +252,16 @@ def test_an_rdma_problem_on_a_planned_port_gets_its_cable_and_peer_from_the_plan
     assert (down["host"], down["port"], down["peer"]) == ("mac1", "en3", "mac2")
     assert down["details"] == {"source": "rdma", "link_id": "mac1:en3--mac2:en3"}
     assert nodes["mac1"]["rdma"]["problems"][0]["details"] == {}
+
+
+def test_a_nodes_problem_the_report_ties_to_its_cable_is_listed_once_when_its_untied_copy_arrives_too():
+    # doctor.yml hands the report the node's RDMA read and its own copy of the same problem.
+    nodes, topology = healthy_inputs()
+    down = registered_problem("rdma_port_down", "rdma_en3 is DOWN", host="mac1", port="en3")
+    nodes["mac1"]["rdma"]["problems"] = [dict(down, host=None)]
+    model = build_report_model(nodes, topology, [down])
+    (listed,) = [p for p in model["problems"] if p["code"] == "rdma_port_down"]
+    assert (listed["peer"], listed["details"]["link_id"]) == ("mac2", "mac1:en3--mac2:en3")
+    # Another port's problem is not a copy.
+    model = build_report_model(nodes, topology, [dict(down, port="en4")])
+    assert len([p for p in model["problems"] if p["code"] == "rdma_port_down"]) == 2

@@ -1,0 +1,226 @@
+# -*- coding: utf-8 -*-
+# PRIVATE to the collection: the reads of macops.cluster.node_facts, one function per group.
+# Do not use this from other collections. Stdlib only, Python 3.9.
+"""How ``node_facts`` turns its commands' output into each group's result: ``Reads`` holds the
+commands of one run (started together), the ``read_*`` functions parse and judge one group each."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import os
+import plistlib
+from xml.parsers.expat import ExpatError
+
+from ansible_collections.macops.cluster.plugins.module_utils import _module_commands as commands
+from ansible_collections.macops.cluster.plugins.module_utils import _pmset, _rdma_facts
+from ansible_collections.macops.cluster.plugins.module_utils._exo_health import launchdaemon_settings
+from ansible_collections.macops.cluster.plugins.module_utils._exo_probe import read_health
+from ansible_collections.macops.cluster.plugins.module_utils._mac_facts import build_mac
+from ansible_collections.macops.cluster.plugins.module_utils._networksetup import parse_hardware_ports, parse_service_order
+from ansible_collections.macops.cluster.plugins.module_utils._ifconfig import parse_interface
+from ansible_collections.macops.cluster.plugins.module_utils._sw_vers import parse_full
+from ansible_collections.macops.cluster.plugins.module_utils._system_profiler import parse_json
+from ansible_collections.macops.cluster.plugins.module_utils._tb_config_check import drift_problems, read_applied
+from ansible_collections.macops.cluster.plugins.module_utils._tb_link_plan import PlanError, read_plan_file
+from ansible_collections.macops.cluster.plugins.module_utils._tb_network import plan as network_plan
+from ansible_collections.macops.cluster.plugins.module_utils._tb_network import read_service_settings
+from ansible_collections.macops.cluster.plugins.module_utils._wired_limit import boot_target_mb
+
+MAX_FILE_BYTES = 1 << 20
+# The keys of /Library/Preferences/com.apple.SoftwareUpdate.plist that System Settings > General >
+# Software Update > Automatic Updates writes (Apple's com.apple.SoftwareUpdate MDM payload names them;
+# not confirmed from a captured file). A key the file lacks is macOS's default, which we do not know.
+AUTO_UPDATE_KEYS = ("AutomaticCheckEnabled", "AutomaticDownload", "AutomaticallyInstallMacOSUpdates",
+                    "CriticalUpdateInstall", "ConfigDataInstall")
+# launchctl print's exit status for a service launchd does not know.
+LAUNCHD_NOT_LOADED = 113
+
+
+class Reads(object):
+    """The argvs of one run, by key, started together; their results by the same key."""
+
+    def __init__(self, module):
+        self.module = module
+        self.argvs = []
+        self.keys = []
+        self.results = {}
+
+    def add(self, key, argv):
+        self.keys.append(key)
+        self.argvs.append(argv)
+
+    def run(self):
+        for key, result in zip(self.keys, commands.run_parallel(self.module, self.argvs)):
+            self.results[key] = result
+
+    def output(self, key):
+        """stdout of a read that must succeed."""
+        return commands.succeeded(self.module, self.argvs[self.keys.index(key)], self.results[key])
+
+
+def read_mac(module, reads):
+    profile = commands.parse(module, parse_json, reads.output("profile"))
+    hardware_ports = commands.parse(module, parse_hardware_ports, reads.output("ports"))
+    return commands.parse(module, build_mac, profile, hardware_ports)
+
+
+def read_macos(module, reads, mac):
+    """Version and build: system_profiler's when it has both, else sw_vers' (which then fills mac)."""
+    if mac is not None and mac["macos_version"] and mac["macos_build"]:
+        return {"version": mac["macos_version"], "build": mac["macos_build"]}
+    if "sw_vers" in reads.results:
+        stdout = reads.output("sw_vers")
+    else:
+        stdout = commands.run(module, [commands.require_command(module, "sw_vers")])
+    versions = commands.parse(module, parse_full, stdout)
+    macos = {"version": versions["product_version"], "build": versions["build_version"]}
+    if mac is not None:
+        mac["macos_version"] = mac["macos_version"] or macos["version"]
+        mac["macos_build"] = mac["macos_build"] or macos["build"]
+    return macos
+
+
+def read_launchd(module, reads):
+    loaded = {}
+    for label in module.params["launchd_labels"]:
+        key = ("launchd", label)
+        rc = reads.results[key][0]
+        if rc not in (0, LAUNCHD_NOT_LOADED):
+            reads.output(key)  # fails the module with launchctl's own message
+        loaded[label] = rc == 0
+    return loaded
+
+
+def read_wired_limit(module, reads):
+    rc, stdout, _stderr = reads.results["wired"]
+    live = stdout.strip()
+    path = module.params["wired_limit_plist"]
+    target = None
+    if os.path.exists(path):
+        with open(path, "rb") as plist:
+            target = commands.parse(module, boot_target_mb, plist.read(), path)
+    return {"live_mb": int(live) if rc == 0 and live.isdigit() else None, "target_mb": target, "plist": path}
+
+
+def read_files(module):
+    """The small state files asked for: text, and parsed JSON for a .json file."""
+    files = {}
+    for path in module.params["files"]:
+        entry = {"exists": os.path.isfile(path), "content": None, "json": None}
+        if entry["exists"]:
+            if os.path.getsize(path) > MAX_FILE_BYTES:
+                module.fail_json(msg="%s is larger than %d bytes; files reads only small state files" % (
+                    path, MAX_FILE_BYTES))
+            with open(path, "rb") as handle:
+                entry["content"] = handle.read().decode("utf-8", "replace")
+            if path.endswith(".json"):
+                try:
+                    entry["json"] = json.loads(entry["content"])
+                except ValueError:
+                    entry["json"] = None
+        files[path] = entry
+    return files
+
+
+def read_rdma(module, reads, mac, macos):
+    known_mac = mac or module.params["mac"]
+    if not known_mac:
+        module.fail_json(msg="rdma needs the Thunderbolt ports: gather mac too, or pass mac (the macops_mac fact)")
+    version = (macos or {}).get("version") or known_mac.get("macos_version")
+    build = (macos or {}).get("build") or known_mac.get("macos_build")
+    if not version:
+        module.fail_json(msg="rdma needs the macOS version: gather macos too, or pass a mac that has macos_version")
+    results = [reads.results["rdma_ctl"], reads.results["ibv_devices"], reads.results["ibv_devinfo"]]
+    return _rdma_facts.readiness(module, results, version, build, module.params["min_macos"],
+                                 known_mac.get("thunderbolt_ports") or [])
+
+
+def plan_links(module):
+    """The cables C(links) pings (this node's in the plan file), and what the plan says about them."""
+    options = module.params["links"]
+    if not options.get("host"):
+        module.fail_json(msg="links needs links.host, this node's inventory name in the plan file")
+    try:
+        found, planned, wanted = read_plan_file(options["plan_file"], options["host"], options.get("plan_interface"),
+                                                options.get("peers"))
+    except PlanError as exc:
+        module.fail_json(msg=str(exc))
+    return {"plan_found": found, "planned_links": len(planned)}, wanted
+
+
+def exo_settings(module):
+    """The exo role's LaunchDaemon settings, or None when it is not installed on this node."""
+    path = module.params["exo"]["plist"]
+    if not os.path.exists(path):
+        return None
+    with open(path, "rb") as plist:
+        return commands.parse(module, launchdaemon_settings, plist.read(), path)
+
+
+def read_exo(module, launchctl, settings):
+    """exo's health as exo_health reads it, from the LaunchDaemon's own label and port."""
+    options = module.params["exo"]
+    return read_health(module, launchctl, settings["label"],
+                       settings["api_port"], options["expected_nodes"], options["timeout"],
+                       options["require_all_nodes"], python=options.get("python"), version=None)
+
+
+def plan_network(module):
+    """What C(network) compares with: the tb_network input that applied this node's plan, or None
+    when there is no plan file (then nothing is compared)."""
+    options = module.params["network"]
+    if not options.get("host"):
+        module.fail_json(msg="network needs network.host, this node's inventory name in the plan file")
+    try:
+        return read_applied(options["plan_file"], options["host"])[1]
+    except PlanError as exc:
+        module.fail_json(msg=str(exc))
+
+
+def add_network_reads(module, reads, wanted):
+    """The first reads of C(network), started with the others: the service order and, when the
+    bridge must be absent, the live bridge (C(mac)'s hardware ports are shared)."""
+    networksetup = commands.require_command(module, "networksetup")
+    if "ports" not in reads.keys:
+        reads.add("ports", [networksetup, "-listallhardwareports"])
+    reads.add("service_order", [networksetup, "-listnetworkserviceorder"])
+    if wanted["bridge"] == "absent":
+        reads.add("bridge0", [commands.require_command(module, "ifconfig"), "bridge0"])
+
+
+def read_network(module, reads, wanted, daemon_loaded):
+    """C(network): the planner's differences between this node now and its applied plan, and a
+    problem for each kind ({plan_found, differences, problems})."""
+    if wanted is None:
+        return {"plan_found": False, "differences": [], "problems": []}
+    networksetup = commands.require_command(module, "networksetup")
+    hardware_ports = commands.parse(module, parse_hardware_ports, reads.output("ports"))
+    services = commands.parse(module, parse_service_order, reads.output("service_order"))
+    infos, mtus = read_service_settings(module, networksetup, hardware_ports, services, wanted)
+    bridge = reads.results.get("bridge0")
+    bridge_live = commands.parse(module, parse_interface, bridge[1]) if bridge and bridge[0] == 0 else None
+    try:
+        planned = network_plan(hardware_ports, services, infos, mtus, bridge_live, wanted)
+    except ValueError as exc:
+        module.fail_json(msg="network: %s" % exc)
+    host = module.params["network"]["host"]
+    return {"plan_found": True, "differences": planned["differences"],
+            "problems": drift_problems(host, planned["differences"], daemon_loaded)}
+
+
+def read_settings(module, reads):
+    """C(settings): the power settings in use (C(pmset -g), values as printed) and the automatic
+    update settings (each of AUTO_UPDATE_KEYS: true, false, or null when the file does not set it)."""
+    power = commands.parse(module, _pmset.parse, reads.output("pmset"))["settings"]
+    path = module.params["software_update_plist"]
+    prefs = {}
+    if os.path.exists(path):
+        try:
+            with open(path, "rb") as handle:
+                prefs = plistlib.load(handle)
+        except (OSError, ValueError, ExpatError) as exc:
+            module.fail_json(msg="%s is not a property list: %s" % (path, exc))
+    auto = dict((key, bool(prefs[key]) if key in prefs else None) for key in AUTO_UPDATE_KEYS)
+    return {"power": power, "auto_updates": auto, "software_update_plist": path}
