@@ -31,6 +31,10 @@ autorestart-off HOST pmset autorestart 0: the host stays off after a power cut
 auto-update-on HOST  Automatic Updates install macOS updates by themselves
                      (/Library/Preferences/com.apple.SoftwareUpdate.plist)
 update-pending HOST  the next macOS point release waits in `softwareupdate --list`
+package-version HOST NAME VERSION  NAME (e.g. mlx) installed at VERSION in every environment
+                     under /opt (the dist-info METADATA, as pip leaves it)
+sudoers-broken HOST  a sudoers drop-in with a syntax error (sudo skips it and says so)
+ssh-key-lost HOST    the peers' mesh keys gone from HOST's authorized_keys
 clear                undo all faults
 """
 

@@ -11,12 +11,10 @@ import re
 import signal
 import socket
 
-from . import layout, net, statefile, topology
+from . import faultbase, faults_settings, layout, net, statefile, topology
 from .formats import profiler
 
-
-class FaultError(RuntimeError):
-    pass
+from .faultbase import FaultError
 
 
 # ---- helpers -------------------------------------------------------------------------------
@@ -31,13 +29,8 @@ def _check_host(lab, host):
         raise FaultError("unknown host %r" % host)
 
 
-def _edit_state(paths, host, name="state.json"):
-    return statefile.editing(paths.host_file(host, name), paths.host(host))
-
-
-def _record(paths, kind, args, saved=None):
-    with statefile.editing(paths.lab_json, paths.root) as lab:
-        lab.setdefault("faults", []).append({"kind": kind, "args": list(args), "saved": saved})
+_edit_state = faultbase.edit_state
+_record = faultbase.record
 
 
 def _launchd_request(paths, host, request):
@@ -58,12 +51,7 @@ def _launchd_request(paths, host, request):
     return json.loads(data.decode())
 
 
-def _launchd_hostpid(paths, host):
-    try:
-        with open(paths.host_file(host, "run", "launchd.pid")) as handle:
-            return int(handle.read())
-    except (OSError, ValueError):
-        return None
+_launchd_hostpid = faultbase.launchd_hostpid
 
 
 def parse_size(text):
@@ -389,66 +377,6 @@ def fault_wired_reset(paths, host):
     return "%s: iogpu.wired_limit_mb reset to 0" % host
 
 
-def _pmset_fault(paths, kind, host, key, value):
-    with _edit_state(paths, host) as state:
-        settings = state.setdefault("pmset", {})
-        saved = settings.get(key)
-        settings[key] = value
-    _record(paths, kind, [host], {"key": key, "value": saved})
-    return "%s: pmset %s %s" % (host, key, value)
-
-
-def fault_sleep_on(paths, host):
-    return _pmset_fault(paths, "sleep-on", host, "sleep", 10)
-
-
-def fault_autorestart_off(paths, host):
-    return _pmset_fault(paths, "autorestart-off", host, "autorestart", 0)
-
-
-# System Settings > Software Update > Automatic Updates writes this file (binary, as macOS keeps it).
-# Key names from Apple's com.apple.SoftwareUpdate payload; not confirmed from a captured file.
-SOFTWARE_UPDATE_PLIST = "/Library/Preferences/com.apple.SoftwareUpdate.plist"
-
-
-def fault_auto_update_on(paths, host):
-    path = paths.host_file(host, "fs") + SOFTWARE_UPDATE_PLIST
-    saved = None
-    if os.path.exists(path):
-        with open(path, "rb") as handle:
-            saved = handle.read().hex()
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "wb") as handle:
-        plistlib.dump({"AutomaticCheckEnabled": True, "AutomaticDownload": True,
-                       "AutomaticallyInstallMacOSUpdates": True, "CriticalUpdateInstall": True,
-                       "ConfigDataInstall": True}, handle, fmt=plistlib.FMT_BINARY)
-    _record(paths, "auto-update-on", [host], saved)
-    return "%s: automatic macOS updates on (%s)" % (host, SOFTWARE_UPDATE_PLIST)
-
-
-def _undo_auto_update_on(paths, host, saved):
-    path = paths.host_file(host, "fs") + SOFTWARE_UPDATE_PLIST
-    if saved is None:
-        if os.path.exists(path):
-            os.unlink(path)
-    else:
-        with open(path, "wb") as handle:
-            handle.write(bytes.fromhex(saved))
-
-
-def fault_update_pending(paths, host):
-    """A macOS update waiting in `softwareupdate --list` (the next point release of the host's macOS)."""
-    with _edit_state(paths, host) as state:
-        saved = list(state.get("pending_updates", []))
-        major, minor = (state["os"]["version"].split(".") + ["0"])[:2]
-        version = "%s.%d" % (major, int(minor) + 1)
-        state["pending_updates"] = saved + [{"label": "macOS Tahoe %s-25D125" % version, "title": "macOS Tahoe %s" % version,
-                                             "version": version, "size_kib": 7340032, "recommended": True,
-                                             "action": "restart"}]
-    _record(paths, "update-pending", [host], saved)
-    return "%s: macOS %s waits in softwareupdate --list" % (host, version)
-
-
 def fault_clear(paths):
     with statefile.editing(paths.lab_json, paths.root) as lab:
         for cable in lab["cables"]:
@@ -493,17 +421,8 @@ def fault_clear(paths):
         elif kind == "slow-boot":
             with _edit_state(paths, host) as state:
                 state["boot"]["boot_seconds"] = saved
-        elif kind in ("sleep-on", "autorestart-off"):
-            with _edit_state(paths, host) as state:
-                if saved["value"] is None:
-                    state.setdefault("pmset", {}).pop(saved["key"], None)
-                else:
-                    state.setdefault("pmset", {})[saved["key"]] = saved["value"]
-        elif kind == "auto-update-on":
-            _undo_auto_update_on(paths, host, saved)
-        elif kind == "update-pending":
-            with _edit_state(paths, host) as state:
-                state["pending_updates"] = saved
+        elif faults_settings.undo(paths, kind, host, saved):
+            pass
     from . import lab as labmod
     for host in [h["name"] for h in lab["hosts"]]:
         if labmod.power_state(paths, host) in labmod.DARK_POWER_STATES:
@@ -517,10 +436,9 @@ KINDS = {
     "no-return": (1, fault_no_return), "down": (1, fault_down), "up": (1, fault_up),
     "disk-full": (2, fault_disk_full), "wired-reset": (1, fault_wired_reset), "clear": (0, fault_clear),
     "filevault-on": (1, fault_filevault_on), "filevault-pending": (1, fault_filevault_pending),
-    "slow-boot": (2, fault_slow_boot), "ssd": (2, fault_ssd), "sleep-on": (1, fault_sleep_on),
-    "autorestart-off": (1, fault_autorestart_off), "auto-update-on": (1, fault_auto_update_on),
-    "update-pending": (1, fault_update_pending),
+    "slow-boot": (2, fault_slow_boot), "ssd": (2, fault_ssd),
 }
+KINDS.update(faults_settings.KINDS)
 
 
 def apply(paths, kind, args):

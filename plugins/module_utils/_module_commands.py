@@ -34,6 +34,7 @@ SYSTEM_DIRS = {
     "fdesetup": ["/usr/bin"],
     "sysctl": ["/usr/sbin"],
     "softwareupdate": ["/usr/sbin"],
+    "sudo": ["/usr/bin"],
     # Homebrew's, on Apple silicon and then on Intel Macs.
     "iperf3": ["/opt/homebrew/bin", "/usr/local/bin"],
 }

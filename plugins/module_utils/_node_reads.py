@@ -21,7 +21,14 @@ from ansible_collections.macops.cluster.plugins.module_utils._mac_facts import b
 from ansible_collections.macops.cluster.plugins.module_utils._networksetup import parse_hardware_ports, parse_service_order
 from ansible_collections.macops.cluster.plugins.module_utils._ifconfig import parse_interface
 from ansible_collections.macops.cluster.plugins.module_utils._sw_vers import parse_full
-from ansible_collections.macops.cluster.plugins.module_utils._system_profiler import parse_json
+from ansible_collections.macops.cluster.plugins.module_utils._ssh_check import mesh_targets
+from ansible_collections.macops.cluster.plugins.module_utils._sudo_rules import audit as sudo_audit
+from ansible_collections.macops.cluster.plugins.module_utils._system_profiler import (
+    HARDWARE,
+    SOFTWARE,
+    THUNDERBOLT,
+    parse_json,
+)
 from ansible_collections.macops.cluster.plugins.module_utils._tb_config_check import drift_problems, read_applied
 from ansible_collections.macops.cluster.plugins.module_utils._tb_link_plan import PlanError, read_plan_file
 from ansible_collections.macops.cluster.plugins.module_utils._tb_network import plan as network_plan
@@ -159,12 +166,62 @@ def exo_settings(module):
         return commands.parse(module, launchdaemon_settings, plist.read(), path)
 
 
+def exo_python(options, settings):
+    """The interpreter whose packages give exo's version: O(exo.python), else the one beside the
+    program the LaunchDaemon runs (a virtual environment's bin/exo has bin/python next to it)."""
+    if options.get("python"):
+        return options["python"]
+    program = (settings.get("program") or [None])[0]
+    beside = os.path.join(os.path.dirname(program), "python") if program else None
+    return beside if beside and os.path.exists(beside) else None
+
+
 def read_exo(module, launchctl, settings):
     """exo's health as exo_health reads it, from the LaunchDaemon's own label and port."""
     options = module.params["exo"]
     return read_health(module, launchctl, settings["label"],
                        settings["api_port"], options["expected_nodes"], options["timeout"],
-                       options["require_all_nodes"], python=options.get("python"), version=None)
+                       options["require_all_nodes"], python=exo_python(options, settings), version=None)
+
+
+# Asked of the environment's own interpreter: its version and each distribution's (null when it is
+# not installed), as one JSON line. Python 3.8+ (importlib.metadata).
+PACKAGES_CODE = (
+    "import json, platform, sys\n"
+    "from importlib import metadata\n"
+    "def version(name):\n"
+    "    try:\n"
+    "        return metadata.version(name)\n"
+    "    except metadata.PackageNotFoundError:\n"
+    "        return None\n"
+    "print(json.dumps({'python': platform.python_version(), 'versions': dict((n, version(n)) for n in sys.argv[1:])}))\n")
+
+
+def add_packages_read(reads, options):
+    """C(packages): one run of the environment's interpreter, when it is there."""
+    if options.get("python") and os.path.exists(options["python"]):
+        reads.add("packages", [options["python"], "-c", PACKAGES_CODE] + list(options["names"]))
+
+
+def read_packages(reads, options):
+    """{python_path, found, python, versions, error}: a missing or broken environment is a reading
+    (the doctor's finding), never a failed module."""
+    result = {"python_path": options.get("python"), "found": False, "python": None,
+              "versions": dict((name, None) for name in options["names"]), "error": None}
+    if "packages" not in reads.results:
+        result["error"] = "%s is not there" % (options.get("python") or "no interpreter was given")
+        return result
+    rc, stdout, stderr = reads.results["packages"]
+    try:
+        answer = json.loads(stdout.strip().splitlines()[-1]) if rc == 0 and stdout.strip() else None
+    except ValueError:
+        answer = None
+    if not isinstance(answer, dict):
+        result["error"] = "%s could not list its packages (exit %s): %s" % (
+            options["python"], rc, (stderr or stdout).strip()[:300])
+        return result
+    result.update(found=True, python=answer.get("python"), versions=dict(result["versions"], **answer.get("versions", {})))
+    return result
 
 
 def plan_network(module):
@@ -224,3 +281,56 @@ def read_settings(module, reads):
             module.fail_json(msg="%s is not a property list: %s" % (path, exc))
     auto = dict((key, bool(prefs[key]) if key in prefs else None) for key in AUTO_UPDATE_KEYS)
     return {"power": power, "auto_updates": auto, "software_update_plist": path}
+
+
+def plan_ssh(module):
+    """C(ssh)'s targets: every peer by name, and over every cable of the applied plan to a peer."""
+    options = module.params["ssh"]
+    if not options.get("host"):
+        module.fail_json(msg="ssh needs ssh.host, this node's inventory name in the plan file")
+    try:
+        dummy, dummy_planned, links = read_plan_file(options["plan_file"], options["host"], peers=options["peers"])
+    except PlanError as exc:
+        module.fail_json(msg=str(exc))
+    return mesh_targets([peer for peer in options["peers"] if peer != options["host"]], links)
+
+
+def read_sudo(module, reads):
+    """C(sudo): a failing listing is the finding (the rules are not active), not a failed read."""
+    rc, stdout, stderr = reads.results["sudo"]
+    return {"rc": rc, "problems": commands.parse(module, sudo_audit, stdout, rc, stderr)}
+
+
+def plan_reads(module, groups):
+    params = module.params
+    reads = Reads(module)
+    need = commands.require_command
+    if "mac" in groups:
+        reads.add("profile", [need(module, "system_profiler"), "-json", HARDWARE, SOFTWARE, THUNDERBOLT])
+        reads.add("ports", [need(module, "networksetup"), "-listallhardwareports"])
+    if "macos" in groups and "mac" not in groups:
+        reads.add("sw_vers", [need(module, "sw_vers")])
+    for path in params["volumes"] if "disk" in groups else []:
+        reads.add(("df", path), [need(module, "df"), "-k", path])
+    if "filevault" in groups:
+        reads.add("fdesetup", [need(module, "fdesetup"), "status"])
+    for label in params["launchd_labels"] if "launchd" in groups else []:
+        reads.add(("launchd", label), [need(module, "launchctl"), "print", "system/" + label])
+    if "boot" in groups:
+        reads.add("boot", [need(module, "sysctl"), "-n", "kern.bootsessionuuid"])
+    if "wired_limit" in groups:
+        reads.add("wired", [need(module, "sysctl"), "-n", "iogpu.wired_limit_mb"])
+    if "rdma" in groups:
+        rdma_ctl, ibv_devices, ibv_devinfo = _rdma_facts.argvs(module)
+        reads.add("rdma_ctl", rdma_ctl)
+        reads.add("ibv_devices", ibv_devices)
+        reads.add("ibv_devinfo", ibv_devinfo)
+    if "updates" in groups:
+        reads.add("updates", [need(module, "softwareupdate"), "--list"])
+    if "settings" in groups:
+        reads.add("pmset", [need(module, "pmset"), "-g"])
+    if "packages" in groups:
+        add_packages_read(reads, params["packages"])
+    if "sudo" in groups:
+        reads.add("sudo", [need(module, "sudo"), "-n", "-l"])
+    return reads

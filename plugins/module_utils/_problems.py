@@ -264,6 +264,15 @@ REGISTRY = {
         WARNING, "doctor",
         "A Thunderbolt setting differs from the applied plan (the MTU, or a second service on a planned port).",
         "Run site.yml --tags thunderbolt_network to apply the plan again."),
+    "software_pin_mismatch": _code(
+        ERROR, "doctor",
+        "The node runs a version of MLX or mlx-lm the cluster does not pin (macops_mlx_package_spec, "
+        "macops_mlx_lm_package_spec): distributed runs need the same version everywhere.",
+        "Run site.yml on the node (it installs the pinned version), or change the pin for every node."),
+    "software_missing": _code(
+        ERROR, "doctor",
+        "The node has no usable cluster environment (macops_venv_path): MLX cannot run there.",
+        "Run site.yml on the node (the python_env and mlx roles make the environment)."),
     "macos_auto_update_on": _code(
         WARNING, "doctor",
         "The node installs macOS updates by itself: one node updating alone splits the cluster's build.",
@@ -380,6 +389,17 @@ REGISTRY = {
         "sudoers_accepted_unsafe_rules: listed so the report shows the exception.",
         "Nothing, while the exception is wanted; otherwise remove the rule and its entry in "
         "sudoers_accepted_unsafe_rules."),
+    "ssh_peer_unreachable": _code(
+        ERROR, "doctor",
+        "A node cannot SSH to a peer (by name or over a cable) without a prompt, as mlx.launch must: a lost "
+        "key, a changed host key, Remote Login off or a cable that does not carry it.",
+        "Run site.yml --tags ssh_mesh (it installs the keys and host keys again); check Remote Login on the peer."),
+    "sudoers_syntax_error": _code(
+        ERROR, "sudoers",
+        "sudo reports a sudoers file it cannot parse (what `visudo -c` would refuse): it skips the broken lines, "
+        "or, before sudo 1.9.13, refuses every rule.",
+        "Fix or remove the file sudo names (`sudo visudo -cf FILE` checks one), then run site.yml --tags "
+        "sudoers."),
     "sudo_rules_inactive": _code(
         ERROR, "sudoers",
         "sudo -n -l fails or does not list a rule the sudoers role installed as passwordless: sudo does not "

@@ -12,6 +12,11 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+from ansible_collections.macops.cluster.plugins.module_utils._problems import problem
+
 # Longest stderr kept per target; ssh's own errors are one line.
 STDERR_LIMIT = 300
 
@@ -51,3 +56,75 @@ def failure_message(results, fix=""):
     message = "cannot SSH to %s." % "; ".join(reasons)
     fix = (fix or "").strip()
     return "%s %s" % (message, fix) if fix else message
+
+
+# Added to ConnectTimeout for the whole check: authentication and /usr/bin/true.
+GRACE_SECONDS = 10
+
+
+def run_ssh(module, argv, timeout):
+    """(rc, stderr) of one check; -1 when ssh cannot start or runs past `timeout` seconds.
+
+    run_command is safe to call from several threads (each call builds its own environment and
+    pipes), but has no time limit: a timer kills the process instead.
+    """
+    timers, killed = [], []
+
+    def kill(process):
+        killed.append(process.pid)
+        process.kill()
+
+    def start_timer(process):
+        timer = threading.Timer(timeout, kill, [process])
+        timer.daemon = True
+        timers.append(timer)
+        timer.start()
+
+    try:
+        rc, dummy, stderr = module.run_command(argv, handle_exceptions=False, before_communicate_callback=start_timer)
+    except OSError as exc:
+        return -1, "cannot run %s: %s" % (argv[0], exc)
+    finally:
+        for timer in timers:
+            timer.cancel()
+    if killed and rc < 0:
+        return -1, ("no answer within %d seconds. %s" % (timeout, stderr or "")).strip()
+    return rc, stderr
+
+
+def check_all(module, targets, ssh, connect_timeout, parallel):
+    """Every target's result, in target order, at most `parallel` checks at a time."""
+    def check(target):
+        rc, stderr = run_ssh(module, ssh_argv(ssh, connect_timeout, target["address"]), connect_timeout + GRACE_SECONDS)
+        return result(target, rc, stderr)
+
+    if not targets:
+        return []
+    with ThreadPoolExecutor(max_workers=min(parallel, len(targets))) as pool:
+        return list(pool.map(check, targets))
+
+
+def mesh_targets(peers, links):
+    """What a node checks: each peer by its name, then the far end of each of its cables
+    (``links``: the plan's, with interface, peer_ip and peer_host), labelled so a finding names both."""
+    targets = [{"address": peer, "label": "by name", "peer": peer, "port": None} for peer in peers]
+    targets += [{"address": link["peer_ip"], "label": "over %s" % link["interface"], "peer": link["peer_host"],
+                 "port": link["interface"]} for link in links]
+    return targets
+
+
+def mesh_problems(targets, results):
+    """One ``ssh_peer_unreachable`` per target this node could not SSH to, on its peer and port."""
+    problems = []
+    for target, entry in zip(targets, results):
+        if entry["ok"]:
+            continue
+        problems.append(problem(
+            "ssh_peer_unreachable", "cannot SSH to %s %s (%s): %s" % (
+                target["peer"], target["label"], target["address"],
+                " ".join(entry["stderr"].split()) or "exit status %d" % entry["rc"]),
+            "Check that Remote Login is on at %s and that its authorized_keys holds this node's key; run site.yml "
+            "--tags ssh_mesh to install the mesh again. \"Host key verification failed\" means %s's host key "
+            "changed." % (target["peer"], target["peer"]),
+            port=target["port"], peer=target["peer"], details={"address": target["address"], "rc": entry["rc"]}))
+    return problems

@@ -393,16 +393,27 @@ def unsafe_entries(entries, accepted=()):
     return found
 
 
+_SYNTAX_ERROR = re.compile(r"\b(syntax|parse) error\b", re.I)
+
+
 def audit(listing, rc=0, stderr="", expected=(), accepted=(), host=None):
     """Problems for one node's `sudo -n -l`: every passwordless rule that gives a shell or runs
     arbitrary code (``sudo_rule_unsafe``; ``sudo_rule_unsafe_accepted``, info, when the owner
-    listed it in `accepted`), and, when the listing failed or lacks one of `expected` (the
-    commands this collection installed), ``sudo_rules_inactive``."""
+    listed it in `accepted`), when the listing failed or lacks one of `expected` (the commands this
+    collection installed) ``sudo_rules_inactive``, and a sudoers file sudo could not parse
+    (``sudoers_syntax_error``)."""
     found = []
     if rc != 0:
         reason = " ".join((stderr or listing or "").split()) or "exit status %s" % rc
         return [problem("sudo_rules_inactive", "sudo -n -l failed (%s): the passwordless rules are not active." % reason,
                         host=host, details={"rc": rc})]
+    # sudo 1.9.13 and later recover from a syntax error by skipping the broken lines (error_recovery):
+    # the listing works, and stderr names the file and line.
+    broken = [line.strip() for line in (stderr or "").splitlines() if _SYNTAX_ERROR.search(line)]
+    if broken:
+        found.append(problem(
+            "sudoers_syntax_error", "sudo cannot parse a sudoers file and skips what it cannot read: %s."
+            % "; ".join(broken[:3]), host=host, details={"errors": broken}))
     parsed = parse_listing(listing)
     user = parsed["user"] or "the account"
     passwordless = [r for r in parsed["rules"] if r["nopasswd"] and not r["negated"]]

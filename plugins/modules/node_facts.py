@@ -44,6 +44,15 @@ description:
     planner runs on what the node reads now (C(networksetup -listnetworkserviceorder), C(-getinfo) and
     C(-getMTU), C(ifconfig bridge0)) and applies nothing; every step it would take is a difference, and each
     kind of difference a problem (C(tb_bridge_on), C(tb_address_differs), C(tb_service_order), C(tb_config_drift)).
+  - C(packages) runs O(packages.python) once, which prints its own version and the installed version of each of
+    O(packages.names); a missing or broken environment is a reading (C(found) false, C(error)), not a failure.
+  - C(exo) takes exo's version from O(exo.python), else from the interpreter beside the program exo's LaunchDaemon runs.
+  - C(sudo) lists the passwordless sudo rules in force (C(sudo -n -l), as the connecting user, no password) and audits
+    them as M(macops.cluster.sudo_rules) does; a listing that fails (a broken sudoers file, no passwordless rule) is
+    a problem in RV(sudo), not a failure.
+  - C(ssh) connects to every peer by name and over every cable, as mlx.launch does (the checks of
+    M(macops.cluster.ssh_check), no prompt, host keys checked), beside the other reads; a peer it cannot
+    reach is a problem (C(ssh_peer_unreachable)), not a failure.
   - C(settings) reads the power settings in use (C(pmset -g)) and the automatic update settings
     (O(software_update_plist), read as a file, no C(defaults) run).
   - Read-only; never reports a change.
@@ -57,7 +66,7 @@ options:
     type: list
     elements: str
     choices: [mac, macos, disk, filevault, launchd, boot, wired_limit, rdma, updates, user, files, models, links, exo,
-              network, settings]
+              network, settings, packages, sudo, ssh]
     default: [mac, macos, disk, filevault, launchd, user]
   volumes:
     description: Paths whose volume C(disk) measures, each given to C(df -k) as is.
@@ -169,6 +178,48 @@ options:
       host:
         description: This node's inventory name in O(network.plan_file). Required with C(network).
         type: str
+  packages:
+    description: What C(packages) asks.
+    type: dict
+    default: {}
+    suboptions:
+      python:
+        description: The environment's interpreter (the cluster's virtual environment, C(bin/python)).
+        type: path
+      names:
+        description: Distributions whose installed version to return (C(mlx), C(mlx-lm)).
+        type: list
+        elements: str
+        default: []
+  ssh:
+    description: What C(ssh) checks.
+    type: dict
+    default: {}
+    suboptions:
+      peers:
+        description: The peers (inventory names) to reach, by name and over each of their cables in O(ssh.plan_file).
+        type: list
+        elements: str
+        default: []
+      host:
+        description: This node's inventory name (left out of O(ssh.peers); its cables in O(ssh.plan_file)). Required with C(ssh).
+        type: str
+      plan_file:
+        description: The applied address plan; a missing file means the peers are checked by name only.
+        type: path
+        default: /Library/Application Support/macops/thunderbolt-plan.json
+      connect_timeout:
+        description: ssh's ConnectTimeout, in seconds.
+        type: int
+        default: 5
+      parallel:
+        description: Checks at once (sshd's MaxStartups drops connections beyond a few at a time).
+        type: int
+        default: 4
+      ssh:
+        description: The ssh client.
+        type: path
+        default: /usr/bin/ssh
   software_update_plist:
     description: Where C(settings) reads the automatic update settings (a missing file sets none of them).
     type: path
@@ -294,6 +345,21 @@ network:
   returned: when C(network) is gathered
   sample: {"plan_found": true, "differences": [{"kind": "bridge", "device": "bridge0", "reason": "the live bridge exists"}],
            "problems": []}
+ssh:
+  description: C(results) (per target, as M(macops.cluster.ssh_check) returns them) and C(problems).
+  type: dict
+  returned: when C(ssh) is gathered
+sudo:
+  description: C(rc) of C(sudo -n -l) and C(problems) (C(sudo_rules_inactive), C(sudo_rule_unsafe), ...).
+  type: dict
+  returned: when C(sudo) is gathered
+packages:
+  description: C(python_path), C(found), C(python) (its version), C(versions) (name to version, null when not installed)
+    and C(error).
+  type: dict
+  returned: when C(packages) is gathered
+  sample: {"python_path": "/opt/macops/venv/bin/python", "found": true, "python": "3.12.8",
+           "versions": {"mlx": "0.32.4", "mlx-lm": "0.32.2"}, "error": null}
 settings:
   description:
     - C(power) (the settings in use, name to value as C(pmset -g) prints them), C(auto_updates) (C(AutomaticCheckEnabled),
@@ -313,67 +379,39 @@ import pwd
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.macops.cluster.plugins.module_utils import _df, _fdesetup, _rdma_facts, _softwareupdate
+from ansible_collections.macops.cluster.plugins.module_utils import _df, _fdesetup, _softwareupdate
 from ansible_collections.macops.cluster.plugins.module_utils import _module_commands as commands
 from ansible_collections.macops.cluster.plugins.module_utils._exo_health import node_verdict
 from ansible_collections.macops.cluster.plugins.module_utils._model_deploy import deployed_models
 from ansible_collections.macops.cluster.plugins.module_utils._node_reads import (
-    Reads,
     add_network_reads,
     exo_settings,
     plan_links,
     plan_network,
+    plan_reads,
+    plan_ssh,
     read_exo,
     read_files,
     read_launchd,
     read_mac,
     read_macos,
     read_network,
+    read_packages,
     read_rdma,
     read_settings,
+    read_sudo,
     read_wired_limit,
 )
 from ansible_collections.macops.cluster.plugins.module_utils._parsing import ParseError
+from ansible_collections.macops.cluster.plugins.module_utils._ssh_check import check_all, mesh_problems
 from ansible_collections.macops.cluster.plugins.module_utils._sw_vers import version_tuple
-from ansible_collections.macops.cluster.plugins.module_utils._system_profiler import HARDWARE, SOFTWARE, THUNDERBOLT
 from ansible_collections.macops.cluster.plugins.module_utils._tb_link_probe import judge_links, probe_links
 
 GROUPS = ["mac", "macos", "disk", "filevault", "launchd", "boot", "wired_limit", "rdma", "updates", "user", "files",
-          "models", "links", "exo", "network", "settings"]
+          "models", "links", "exo", "network", "settings", "packages", "sudo", "ssh"]
 DEFAULT_GROUPS = ["mac", "macos", "disk", "filevault", "launchd", "user"]
 # exo.app's daemon that resets Thunderbolt services to DHCP: C(network) names it as the cause when loaded.
 EXO_NETWORKSETUP_LABEL = "io.exo.networksetup"
-
-
-def plan_reads(module, groups):
-    params = module.params
-    reads = Reads(module)
-    need = commands.require_command
-    if "mac" in groups:
-        reads.add("profile", [need(module, "system_profiler"), "-json", HARDWARE, SOFTWARE, THUNDERBOLT])
-        reads.add("ports", [need(module, "networksetup"), "-listallhardwareports"])
-    if "macos" in groups and "mac" not in groups:
-        reads.add("sw_vers", [need(module, "sw_vers")])
-    for path in params["volumes"] if "disk" in groups else []:
-        reads.add(("df", path), [need(module, "df"), "-k", path])
-    if "filevault" in groups:
-        reads.add("fdesetup", [need(module, "fdesetup"), "status"])
-    for label in params["launchd_labels"] if "launchd" in groups else []:
-        reads.add(("launchd", label), [need(module, "launchctl"), "print", "system/" + label])
-    if "boot" in groups:
-        reads.add("boot", [need(module, "sysctl"), "-n", "kern.bootsessionuuid"])
-    if "wired_limit" in groups:
-        reads.add("wired", [need(module, "sysctl"), "-n", "iogpu.wired_limit_mb"])
-    if "rdma" in groups:
-        rdma_ctl, ibv_devices, ibv_devinfo = _rdma_facts.argvs(module)
-        reads.add("rdma_ctl", rdma_ctl)
-        reads.add("ibv_devices", ibv_devices)
-        reads.add("ibv_devinfo", ibv_devinfo)
-    if "updates" in groups:
-        reads.add("updates", [need(module, "softwareupdate"), "--list"])
-    if "settings" in groups:
-        reads.add("pmset", [need(module, "pmset"), "-g"])
-    return reads
 
 
 def read_user():
@@ -401,6 +439,11 @@ def collect(module):
         if exo_found is not None:
             launchctl = commands.require_command(module, "launchctl")
             jobs["exo"] = lambda: read_exo(module, launchctl, exo_found)
+    if "ssh" in groups:
+        ssh_targets = plan_ssh(module)
+        ssh_options = module.params["ssh"]
+        jobs["ssh"] = lambda: check_all(module, ssh_targets, ssh_options["ssh"], ssh_options["connect_timeout"],
+                                        ssh_options["parallel"])
     network_wanted = None
     if "network" in groups:
         network_wanted = plan_network(module)
@@ -443,6 +486,12 @@ def collect(module):
         node["exo"] = node_verdict(module.params["exo"], exo_found, answers.get("exo"))
     if "settings" in groups:
         node["settings"] = read_settings(module, reads)
+    if "packages" in groups:
+        node["packages"] = read_packages(reads, module.params["packages"])
+    if "ssh" in groups:
+        node["ssh"] = {"results": answers["ssh"], "problems": mesh_problems(ssh_targets, answers["ssh"])}
+    if "sudo" in groups:
+        node["sudo"] = read_sudo(module, reads)
     if "network" in groups:
         daemon_loaded = bool((node.get("launchd") or {}).get(EXO_NETWORKSETUP_LABEL))
         node["network"] = read_network(module, reads, network_wanted, daemon_loaded)
@@ -496,6 +545,18 @@ def main():
                 host=dict(type="str"),
             )),
             software_update_plist=dict(type="path", default="/Library/Preferences/com.apple.SoftwareUpdate.plist"),
+            ssh=dict(type="dict", default={}, options=dict(
+                peers=dict(type="list", elements="str", default=[]),
+                host=dict(type="str"),
+                plan_file=dict(type="path", default="/Library/Application Support/macops/thunderbolt-plan.json"),
+                connect_timeout=dict(type="int", default=5),
+                parallel=dict(type="int", default=4),
+                ssh=dict(type="path", default="/usr/bin/ssh"),
+            )),
+            packages=dict(type="dict", default={}, options=dict(
+                python=dict(type="path"),
+                names=dict(type="list", elements="str", default=[]),
+            )),
             set_facts=dict(type="bool", default=False),
         ),
         supports_check_mode=True,

@@ -116,58 +116,11 @@ results:
 """
 
 import os
-import threading
-from concurrent.futures import ThreadPoolExecutor
 
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.macops.cluster.plugins.module_utils._ssh_check import (
-    failure_message, result, ssh_argv, targets_with_labels)
-
-# Added to ConnectTimeout for the whole check: authentication and /usr/bin/true.
-GRACE_SECONDS = 10
-
-
-def run_ssh(module, argv, timeout):
-    """(rc, stderr) of one check; -1 when ssh cannot start or runs past `timeout` seconds.
-
-    run_command is safe to call from several threads (each call builds its own environment and
-    pipes), but has no time limit: a timer kills the process instead.
-    """
-    timers, killed = [], []
-
-    def kill(process):
-        killed.append(process.pid)
-        process.kill()
-
-    def start_timer(process):
-        timer = threading.Timer(timeout, kill, [process])
-        timer.daemon = True
-        timers.append(timer)
-        timer.start()
-
-    try:
-        rc, dummy, stderr = module.run_command(argv, handle_exceptions=False, before_communicate_callback=start_timer)
-    except OSError as exc:
-        return -1, "cannot run %s: %s" % (argv[0], exc)
-    finally:
-        for timer in timers:
-            timer.cancel()
-    if killed and rc < 0:
-        return -1, ("no answer within %d seconds. %s" % (timeout, stderr or "")).strip()
-    return rc, stderr
-
-
-def check_all(module, targets, ssh, connect_timeout, parallel):
-    """Every target's result, in target order, at most `parallel` checks at a time."""
-    def check(target):
-        rc, stderr = run_ssh(module, ssh_argv(ssh, connect_timeout, target["address"]), connect_timeout + GRACE_SECONDS)
-        return result(target, rc, stderr)
-
-    if not targets:
-        return []
-    with ThreadPoolExecutor(max_workers=min(parallel, len(targets))) as pool:
-        return list(pool.map(check, targets))
+    check_all, failure_message, targets_with_labels)
 
 
 def main():

@@ -17,6 +17,7 @@ __metaclass__ = type
 
 from ansible_collections.macops.cluster.plugins.module_utils._problems import ERROR, INFO, SEVERITIES, WARNING, problem
 from ansible_collections.macops.cluster.plugins.plugin_utils._preflight_checks import node_checks
+from ansible_collections.macops.cluster.plugins.plugin_utils._report_model import software_problems
 
 # The topology planner's findings about the cables themselves (what site.yml's topology role
 # reports before it plans): a cable's speed, a peer that is no cluster node, a dock in the path, a
@@ -219,7 +220,83 @@ def _auto_updates(host, node):
     return [_verdict("macos_auto_updates", not on, detail, found)]
 
 
-def node_findings(host, mac, node, macs, settings, cabling=None):
+def software(sweep):
+    """The report's software shape (python, mlx, mlx_lm, exo) of a sweep's packages and exo reads,
+    or None when neither was read."""
+    packages, exo = sweep.get("packages"), sweep.get("exo")
+    if not isinstance(packages, dict) and not isinstance(exo, dict):
+        return None
+    versions = (packages or {}).get("versions") or {}
+    return {"python": (packages or {}).get("python"), "mlx": versions.get("mlx"), "mlx_lm": versions.get("mlx-lm"),
+            "exo": (exo or {}).get("version")}
+
+
+def _pin_problem(host, key, installed, spec):
+    # packaging is ansible-core's own dependency on the controller, imported here (not at the top)
+    # so that the plugin still loads where it is imported without it (ansible-test's import check).
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.version import InvalidVersion
+
+    try:
+        wanted = Requirement(spec)
+    except InvalidRequirement:
+        return None  # the input check refuses such a pin before anything connects
+    try:
+        if installed is None or wanted.specifier.contains(installed, prereleases=True):
+            return None
+    except InvalidVersion:
+        pass
+    return problem(
+        "software_pin_mismatch", "%s runs %s %s, but the cluster pins %s." % (host, key, installed, spec),
+        "Run site.yml on %s (it installs the pinned version into the cluster's environment), or change the pin "
+        "for every node." % host, host=host, details={"package": key, "installed": installed, "pinned": spec})
+
+
+def _software(host, sweep, sweeps, settings):
+    mine = software(sweep)
+    packages = sweep.get("packages")
+    if mine is None or not isinstance(packages, dict):
+        return []
+    if not packages.get("found"):
+        found = problem(
+            "software_missing", "%s has no usable cluster environment: %s." % (host, packages.get("error")),
+            "Run site.yml on %s (the python_env and mlx roles make it)." % host, host=host)
+        return [_verdict("software", False, "no environment at %s" % packages.get("python_path"), found)]
+    problems = [found for found in (_pin_problem(host, key, mine.get(key), spec)
+                                    for key, spec in sorted((settings.get("pins") or {}).items())) if found]
+    nodes = [{"name": name, "software": software(other)} for name, other in sorted(sweeps.items())
+             if isinstance(other, dict) and isinstance(other.get("mac"), dict) and software(other)]
+    problems += [found for found in software_problems(nodes) if found["host"] == host]
+    detail = ", ".join("%s %s" % (key, mine[key]) for key in ("python", "mlx", "mlx_lm", "exo") if mine.get(key))
+    results = [_verdict("software", not problems, detail, problems[0] if problems else None)]
+    return results + [(None, found) for found in problems[1:]]
+
+
+def _ssh(host, node):
+    ssh = node.get("ssh")
+    if ssh is None:
+        return []
+    problems = _on(host, ssh.get("problems"))
+    results = ssh.get("results") or []
+    detail = "%d of %d connections (by name and over each cable)" % (len([r for r in results if r.get("ok")]),
+                                                                     len(results))
+    return [_verdict("ssh_mesh", not problems, detail, problems[0] if problems else None)] + [
+        (None, found) for found in problems[1:]]
+
+
+def _sudo(host, node):
+    sudo = node.get("sudo")
+    if sudo is None:
+        return []
+    problems = _on(host, sudo.get("problems"))
+    # An unsafe rule the owner accepted is a note (info): the rules still count as intact.
+    first = next((found for found in problems if found["severity"] != INFO), None)
+    detail = "the passwordless rules are active" if sudo.get("rc") == 0 else "sudo -n -l failed (exit %s)" % sudo.get("rc")
+    others = [(None, found) for found in problems if found is not first]
+    return [_verdict("sudo_rules", first is None, detail, first)] + others
+
+
+def node_findings(host, mac, node, macs, settings, cabling=None, sweeps=None):
     """{'checks': [...], 'problems': [...]} for one node swept by doctor.yml. ``settings``: the
     preflight limits (min_macos, require_same_build, min_memory_gb, min_free_disk_gb,
     filevault_allowed) and rdma_required, exo_expected, plan_file. ``cabling``: the cluster's
@@ -238,6 +315,9 @@ def node_findings(host, mac, node, macs, settings, cabling=None):
     results += _updates(host, node)
     results += _auto_updates(host, node)
     results += _power(host, node)
+    results += _software(host, node, sweeps or {host: node}, settings)
+    results += _sudo(host, node)
+    results += _ssh(host, node)
     return {"checks": [pair[0] for pair in results if pair[0] is not None],
             "problems": _once(preflight["problems"] + [pair[1] for pair in results if pair[1] is not None])}
 
@@ -300,7 +380,7 @@ def node_result(host, sweep, python_check, sweeps, settings):
     if outcome == "swept":
         macs = dict((name, result["mac"]) for name, result in sweeps.items()
                     if isinstance(result, dict) and isinstance(result.get("mac"), dict))
-        found = node_findings(host, sweep["mac"], sweep, macs, settings, cabling_problems(macs, settings))
+        found = node_findings(host, sweep["mac"], sweep, macs, settings, cabling_problems(macs, settings), sweeps)
     elif outcome is not None:
         found["problems"] = [outcome]
     result = {"host": host, "reachable": reachable, "swept": outcome == "swept", "swept_at": settings.get("swept_at"),
@@ -321,6 +401,8 @@ def _shown(sweep, rdma_required):
     wired = sweep.get("wired_limit")
     if isinstance(wired, dict) and wired.get("target_mb") is not None:
         shown["gpu"] = {"wired_limit_mb": wired.get("live_mb"), "target_mb": wired.get("target_mb")}
+    if isinstance(sweep.get("packages"), dict) and sweep["packages"].get("found"):
+        shown["software"] = software(sweep)
     exo = sweep.get("exo")
     if isinstance(exo, dict) and exo.get("installed"):
         shown["exo"] = {"running": exo.get("running"), "version": exo.get("version"),

@@ -310,7 +310,7 @@ def _check_problem(name, check):
         return _unregistered(check, "check", name, str(exc))
 
 
-def _software_problems(nodes):
+def software_problems(nodes):
     """One problem per node whose pinned software differs from what most nodes run."""
     problems = []
     for key in PINNED_SOFTWARE:
@@ -488,7 +488,7 @@ def build_report_model(report_nodes=None, topology=None, problems=None, title=No
 
     models, model_problems = deployed_models(report_nodes, names)
     all_problems = [accept_problem(p, "topology") for p in topology.get("problems") or []]
-    all_problems += collected + model_problems + _software_problems(nodes)
+    all_problems += collected + model_problems + software_problems(nodes)
     all_problems += [accept_problem(p, "report") for p in (problems or []) if p]
     if not names:
         all_problems.append(_derived_problem(

@@ -38,14 +38,21 @@ def healthy_sweep():
         "settings": {"power": {"sleep": "0", "autorestart": "1", "womp": "1"},
                      "auto_updates": {"AutomaticallyInstallMacOSUpdates": False, "AutomaticDownload": None},
                      "software_update_plist": "/Library/Preferences/com.apple.SoftwareUpdate.plist"},
+        "packages": {"python_path": "/opt/macops/venv/bin/python", "found": True, "python": "3.12.8",
+                     "versions": {"mlx": "0.32.4", "mlx-lm": "0.32.2"}, "error": None},
+        "sudo": {"rc": 0, "problems": []},
+        "ssh": {"results": [{"address": "mac2", "label": "by name", "ok": True, "rc": 0, "stderr": ""}], "problems": []},
         "updates": [], "models": [],
     }
+
+
+PINS = {"mlx": "mlx==0.32.4", "mlx_lm": "mlx-lm==0.32.2"}
 
 
 def judge(sweep, host="mac1", python=None, others=None, **settings):
     sweeps = dict({host: sweep}, **(others or {}))
     return node_result(host, sweep, PYTHON_OK if python is None else python, sweeps,
-                       dict({"swept_at": "2026-12-02T06:00:00Z", "timeout": 120}, **settings))
+                       dict({"swept_at": "2026-12-02T06:00:00Z", "timeout": 120, "pins": PINS}, **settings))
 
 
 def codes(result):
@@ -58,7 +65,7 @@ def test_a_healthy_node_passes_every_check_and_has_no_problem():
     assert [c["name"] for c in result["checks"]] == [
         "macos_version", "macos_build", "memory", "free_disk", "filevault", "remote_login", "thunderbolt_links",
         "thunderbolt_config", "rdma", "wired_limit", "exo", "exo_networksetup_daemon", "macos_updates", "macos_auto_updates", "power_sleep",
-        "power_autorestart"]
+        "power_autorestart", "software", "sudo_rules", "ssh_mesh"]
     assert all(c["ok"] for c in result["checks"]) and result["summary"] == "mac1: healthy"
 
 
@@ -72,6 +79,10 @@ def test_a_healthy_node_passes_every_check_and_has_no_problem():
     (lambda s: s.update(updates=[{"label": "macOS Tahoe 26.3-25D125", "title": "macOS Tahoe 26.3"}]),
      [("macos_update_pending", "mac1", None)]),
     (lambda s: s["filevault"].update(on=True, state="on", status="FileVault is On."), [("filevault_on", "mac1", None)]),
+    (lambda s: s.update(sudo={"rc": 1, "problems": [dict(NO_REPLY, code="sudo_rules_inactive", port=None, peer=None)]}),
+     [("sudo_rules_inactive", "mac1", None)]),
+    (lambda s: s["ssh"].update(problems=[dict(NO_REPLY, code="ssh_peer_unreachable", port="en4", peer="mac3")]),
+     [("ssh_peer_unreachable", "mac1", "en4")]),
     (lambda s: s["settings"]["power"].update(sleep="10"), [("power_sleep_on", "mac1", None)]),
     (lambda s: s["settings"]["power"].update(autorestart="0"), [("power_autorestart_off", "mac1", None)]),
     (lambda s: s["settings"]["auto_updates"].update(AutomaticallyInstallMacOSUpdates=True),
@@ -162,6 +173,28 @@ def test_a_tb4_cable_is_found_on_the_swept_nodes_and_a_healthy_mesh_has_no_cabli
     # A single swept node, or no plan, has no cable to judge: no cabling check.
     assert "cabling" not in [c["name"] for c in judge(slow["mac1"], topology_problems=problems)["checks"]]
     assert "cabling" not in [c["name"] for c in judge(slow["mac1"], others={"mac2": slow["mac2"]})["checks"]]
+
+
+def test_mlx_off_its_pin_and_off_the_other_nodes_is_found_on_that_node():
+    odd = healthy_sweep()
+    odd["packages"]["versions"]["mlx"] = "0.32.3"
+    others = dict(("mac%d" % i, healthy_sweep()) for i in (2, 3, 4))
+    result = judge(odd, others=others)
+    assert codes(result) == [("software_pin_mismatch", "mac1", None), ("software_version_mismatch", "mac1", None)]
+    assert "0.32.3" in result["problems"][0]["message"] and "mlx==0.32.4" in result["problems"][0]["message"]
+    assert "3 of 4 nodes run 0.32.4" in result["problems"][1]["message"]
+    # The nodes on the majority's version have neither finding, and the report shows every node's versions.
+    healthy = judge(healthy_sweep(), host="mac2", others=dict(others, mac1=odd))
+    assert healthy["problems"] == [] and healthy["software"]["mlx"] == "0.32.4"
+
+
+def test_a_node_without_the_cluster_environment_is_one_finding():
+    sweep = healthy_sweep()
+    sweep["packages"] = {"python_path": "/opt/macops/venv/bin/python", "found": False, "python": None,
+                         "versions": {"mlx": None, "mlx-lm": None}, "error": "/opt/macops/venv/bin/python is not there"}
+    result = judge(sweep)
+    assert codes(result) == [("software_missing", "mac1", None)] and "is not there" in result["problems"][0]["message"]
+    assert "software" not in result
 
 
 def test_exo_missing_is_a_problem_only_where_exo_is_expected():

@@ -265,3 +265,14 @@ def test_entries_are_checked_before_they_are_written():
     assert [(f["entry"], f["example"]) for f in found] == [
         ("/bin/launchctl", "bootstrap system /tmp/x.plist"),
         (r"/usr/sbin/sysctl -w iogpu.wired_limit_mb\=*", "-w iogpu.wired_limit_mb=1 kern.maxproc=1")]
+
+
+def test_a_sudoers_file_sudo_cannot_parse_is_found_from_its_complaint():
+    # sudo 1.9.13+ (error_recovery) skips the broken line, lists the rest and names the file on stderr.
+    stderr = ("sudo: /etc/sudoers.d/zz-broken:1:35: syntax error\n"
+              "admin ALL=(ALL) NOPASSWD /usr/bin/true\n                                  ^\n")
+    found = rules.audit(LAB, stderr=stderr, expected=DEFAULTS, host="mac1")
+    assert [(p["code"], p["host"]) for p in found] == [("sudoers_syntax_error", "mac1")]
+    assert "zz-broken:1:35" in found[0]["message"] and found[0]["details"]["errors"] == [stderr.splitlines()[0]]
+    # A clean stderr (or none) is no finding.
+    assert rules.audit(LAB, stderr="", expected=DEFAULTS, host="mac1") == []

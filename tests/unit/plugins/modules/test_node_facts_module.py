@@ -390,3 +390,76 @@ def test_settings_reads_pmset_and_the_automatic_update_plist(monkeypatch, capsys
     args["software_update_plist"] = str(prefs)
     result, _ = run_module(monkeypatch, capsys, node_facts.main, args, studio({tuple(PMSET): pmset}))
     assert result["failed"] and "not a property list" in result["msg"]
+
+
+def test_packages_asks_the_environments_python_once_and_a_missing_one_is_a_reading(monkeypatch, capsys, tmp_path):
+    python = tmp_path / "python"
+    python.write_text("")
+    argv_prefix = [str(python), "-c"]
+
+    class Answering(FakeMac):
+        def run_command(self, args, **kwargs):
+            if list(args[:2]) == argv_prefix:
+                self.calls.append(list(args))
+                assert args[3:] == ["mlx", "mlx-lm"]
+                return 0, '{"python": "3.12.8", "versions": {"mlx": "0.32.4", "mlx-lm": null}}\n', ""
+            return FakeMac.run_command(self, args, **kwargs)
+
+    args = {"gather": ["packages"], "packages": {"python": str(python), "names": ["mlx", "mlx-lm"]}}
+    result, calls = run_module(monkeypatch, capsys, node_facts.main, args, Answering([]))
+    assert result.get("failed") is None, result.get("msg")
+    assert result["packages"] == {"python_path": str(python), "found": True, "python": "3.12.8",
+                                  "versions": {"mlx": "0.32.4", "mlx-lm": None}, "error": None}
+    assert len(calls) == 1
+    args["packages"]["python"] = str(tmp_path / "none")
+    result, calls = run_module(monkeypatch, capsys, node_facts.main, args, Answering([]))
+    assert result["packages"]["found"] is False and "is not there" in result["packages"]["error"] and calls == []
+
+
+def test_exo_version_comes_from_the_python_beside_the_program_its_launchdaemon_runs(monkeypatch, capsys, tmp_path,
+                                                                                   exo_api):
+    from ansible_collections.macops.cluster.plugins.module_utils._exo_probe import VERSION_CODE
+
+    venv_bin = tmp_path / "exo-venv" / "bin"
+    venv_bin.mkdir(parents=True)
+    (venv_bin / "python").write_text("")
+    plist = tmp_path / "org.macops.exo.plist"
+    plist.write_bytes(plistlib.dumps({"Label": "org.macops.exo", "ProgramArguments": [str(venv_bin / "exo")]}))
+    version = [str(venv_bin / "python"), "-c", VERSION_CODE]
+    args = {"gather": ["exo"], "exo": {"plist": str(plist), "expected_nodes": 4, "host": "mac1"}}
+    result, calls = run_module(monkeypatch, capsys, node_facts.main, args,
+                               studio({tuple(EXO_PRINT): EXO_RUNNING, tuple(version): (0, "1.0.71\n", "")}))
+    assert result["exo"]["version"] == "1.0.71" and version in calls
+
+
+SUDO_LIST = ["/usr/bin/sudo", "-n", "-l"]
+
+
+def test_sudo_lists_the_rules_without_a_password_and_a_failing_listing_is_a_problem(monkeypatch, capsys):
+    refused = (1, "", "sudo: a password is required\n")
+    result, calls = run_module(monkeypatch, capsys, node_facts.main, {"gather": ["sudo"]},
+                               studio({tuple(SUDO_LIST): refused}))
+    assert result.get("failed") is None, result.get("msg")
+    assert result["sudo"]["rc"] == 1 and [p["code"] for p in result["sudo"]["problems"]] == ["sudo_rules_inactive"]
+    assert calls == [SUDO_LIST] and result["changed"] is False
+
+
+def test_ssh_checks_every_peer_by_name_and_over_its_cable_beside_the_other_reads(monkeypatch, capsys, tmp_path):
+    from ansible_collections.macops.cluster.plugins.module_utils import _ssh_check
+
+    asked = []
+
+    def fake(module, argv, timeout):
+        asked.append(argv[-2])
+        return (255, "Permission denied (publickey).\n") if argv[-2] == "198.19.0.2" else (0, "")
+
+    monkeypatch.setattr(_ssh_check, "run_ssh", fake)
+    ssh = tmp_path / "ssh"
+    args = {"gather": ["boot", "ssh"], "ssh": {"peers": ["mac1", "mac2"], "host": "mac1", "plan_file": plan_file(tmp_path),
+                                              "ssh": str(ssh)}}
+    result, calls = run_module(monkeypatch, capsys, node_facts.main, args, studio())
+    assert result.get("failed") is None, result.get("msg")
+    assert sorted(asked) == ["198.19.0.2", "mac2"] and calls == [BOOT]
+    assert [(p["code"], p["peer"], p["port"]) for p in result["ssh"]["problems"]] == [("ssh_peer_unreachable", "mac2", "en3")]
+    result, _ = run_module(monkeypatch, capsys, node_facts.main, {"gather": ["ssh"]}, studio())
+    assert result["failed"] and "ssh.host" in result["msg"]

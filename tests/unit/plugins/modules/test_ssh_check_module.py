@@ -11,6 +11,7 @@ import pytest
 from ansible.module_utils import basic
 from ansible.module_utils.testing import patch_module_args
 
+from ansible_collections.macops.cluster.plugins.module_utils import _ssh_check
 from ansible_collections.macops.cluster.plugins.modules import ssh_check
 
 SSH = sys.executable  # any executable file: the module only checks that the client exists
@@ -46,7 +47,7 @@ class FakeSsh(object):
 def run(monkeypatch, capsys, args, fake=None):
     """The module's result with `fake` standing in for each check (None: the real run_ssh)."""
     if fake is not None:
-        monkeypatch.setattr(ssh_check, "run_ssh", fake)
+        monkeypatch.setattr(_ssh_check, "run_ssh", fake)
     with patch_module_args(dict({"ssh": SSH}, **args)):
         with pytest.raises(SystemExit):
             ssh_check.main()
@@ -141,21 +142,21 @@ def module():
 
 def test_run_ssh_returns_exit_status_and_stderr(module):
     code = "import sys; sys.stderr.write('Permission denied (publickey).\\n'); sys.exit(255)"
-    assert ssh_check.run_ssh(module, [sys.executable, "-c", code], 30) == (255, "Permission denied (publickey).\n")
-    assert ssh_check.run_ssh(module, [sys.executable, "-c", "print('hello')"], 30) == (0, "")
+    assert _ssh_check.run_ssh(module, [sys.executable, "-c", code], 30) == (255, "Permission denied (publickey).\n")
+    assert _ssh_check.run_ssh(module, [sys.executable, "-c", "print('hello')"], 30) == (0, "")
 
 
 def test_run_ssh_stops_a_stalled_session(module):
     started = time.time()
     code = "import sys, time; sys.stderr.write('debug1: Authentications that can continue\\n'); " \
            "sys.stderr.flush(); time.sleep(30)"
-    assert ssh_check.run_ssh(module, [sys.executable, "-c", code], 1) == \
+    assert _ssh_check.run_ssh(module, [sys.executable, "-c", code], 1) == \
         (-1, "no answer within 1 seconds. debug1: Authentications that can continue")
     assert time.time() - started < 10
 
 
 def test_run_ssh_reports_a_client_that_cannot_start(module):
-    rc, stderr = ssh_check.run_ssh(module, ["/nonexistent/bin/ssh", "mac2"], 5)
+    rc, stderr = _ssh_check.run_ssh(module, ["/nonexistent/bin/ssh", "mac2"], 5)
     assert rc == -1 and stderr.startswith("cannot run /nonexistent/bin/ssh: ")
 
 
@@ -166,3 +167,15 @@ def test_real_processes_in_threads(monkeypatch, capsys, client, ok, rc):
     result = run(monkeypatch, capsys, {"targets": targets, "ssh": shutil.which(client), "parallel": 3})
     assert [(r["address"], r["ok"], r["rc"]) for r in result["results"]] == [(t["address"], ok, rc) for t in targets]
     assert bool(result.get("failed")) is not ok
+
+
+def test_the_mesh_targets_are_each_peer_by_name_then_each_cable_and_a_failure_names_both():
+    links = [{"interface": "en4", "peer_ip": "198.19.0.6", "peer_host": "mac3"}]
+    targets = _ssh_check.mesh_targets(["mac2", "mac3"], links)
+    assert [(t["address"], t["label"], t["peer"], t["port"]) for t in targets] == [
+        ("mac2", "by name", "mac2", None), ("mac3", "by name", "mac3", None), ("198.19.0.6", "over en4", "mac3", "en4")]
+    results = [_ssh_check.result(t, rc, err) for t, (rc, err) in
+               zip(targets, [(0, ""), (0, ""), (255, "ssh: connect to host 198.19.0.6 port 22: Operation timed out\n")])]
+    (found,) = _ssh_check.mesh_problems(targets, results)
+    assert (found["code"], found["peer"], found["port"]) == ("ssh_peer_unreachable", "mac3", "en4")
+    assert "mac3 over en4 (198.19.0.6)" in found["message"] and "timed out" in found["message"]

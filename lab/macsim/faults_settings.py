@@ -1,0 +1,182 @@
+"""`maclab fault` for a node's settings and software: power (pmset), Automatic Updates, a pending
+update, a package version, a broken sudoers drop-in, lost mesh keys. Each follows the real file or
+command output the collection reads; `undo` is what `fault clear` does for each."""
+import os
+import plistlib
+import re
+import subprocess
+
+from . import layout
+from .faultbase import FaultError, edit_state, launchd_hostpid, record
+
+
+def _pmset_fault(paths, kind, host, key, value):
+    with edit_state(paths, host) as state:
+        settings = state.setdefault("pmset", {})
+        saved = settings.get(key)
+        settings[key] = value
+    record(paths, kind, [host], {"key": key, "value": saved})
+    return "%s: pmset %s %s" % (host, key, value)
+
+
+def fault_sleep_on(paths, host):
+    return _pmset_fault(paths, "sleep-on", host, "sleep", 10)
+
+
+def fault_autorestart_off(paths, host):
+    return _pmset_fault(paths, "autorestart-off", host, "autorestart", 0)
+
+
+# System Settings > Software Update > Automatic Updates writes this file (binary, as macOS keeps it).
+# Key names from Apple's com.apple.SoftwareUpdate payload; not confirmed from a captured file.
+SOFTWARE_UPDATE_PLIST = "/Library/Preferences/com.apple.SoftwareUpdate.plist"
+
+
+def fault_auto_update_on(paths, host):
+    path = paths.host_file(host, "fs") + SOFTWARE_UPDATE_PLIST
+    saved = None
+    if os.path.exists(path):
+        with open(path, "rb") as handle:
+            saved = handle.read().hex()
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as handle:
+        plistlib.dump({"AutomaticCheckEnabled": True, "AutomaticDownload": True,
+                       "AutomaticallyInstallMacOSUpdates": True, "CriticalUpdateInstall": True,
+                       "ConfigDataInstall": True}, handle, fmt=plistlib.FMT_BINARY)
+    record(paths, "auto-update-on", [host], saved)
+    return "%s: automatic macOS updates on (%s)" % (host, SOFTWARE_UPDATE_PLIST)
+
+
+def _undo_auto_update_on(paths, host, saved):
+    path = paths.host_file(host, "fs") + SOFTWARE_UPDATE_PLIST
+    if saved is None:
+        if os.path.exists(path):
+            os.unlink(path)
+    else:
+        with open(path, "wb") as handle:
+            handle.write(bytes.fromhex(saved))
+
+
+def fault_update_pending(paths, host):
+    """A macOS update waiting in `softwareupdate --list` (the next point release of the host's macOS)."""
+    with edit_state(paths, host) as state:
+        saved = list(state.get("pending_updates", []))
+        major, minor = (state["os"]["version"].split(".") + ["0"])[:2]
+        version = "%s.%d" % (major, int(minor) + 1)
+        state["pending_updates"] = saved + [{"label": "macOS Tahoe %s-25D125" % version, "title": "macOS Tahoe %s" % version,
+                                             "version": version, "size_kib": 7340032, "recommended": True,
+                                             "action": "restart"}]
+    record(paths, "update-pending", [host], saved)
+    return "%s: macOS %s waits in softwareupdate --list" % (host, version)
+
+
+def _dist_infos(paths, host, name):
+    """Every installed copy of distribution NAME on the host (its *.dist-info under /opt: each
+    virtual environment), as pip lays them out: the name normalized to underscores, any case."""
+    wanted = re.sub(r"[-_.]+", "_", name).lower()
+    found = []
+    for root, dirs, _files in os.walk(paths.host_file(host, "fs") + "/opt"):
+        for entry in list(dirs):
+            project = entry[:-len(".dist-info")].rsplit("-", 1)[0] if entry.endswith(".dist-info") else None
+            if project is not None and re.sub(r"[-_.]+", "_", project).lower() == wanted:
+                found.append(os.path.join(root, entry, "METADATA"))
+                dirs.remove(entry)
+    return sorted(path for path in found if os.path.exists(path))
+
+
+def fault_package_version(paths, host, name, version):
+    """NAME installed at VERSION in every environment of the host: the dist-info METADATA says so, as
+    after `pip install NAME==VERSION` (the code stays the lab's stand-in; only the metadata changes)."""
+    saved = {}
+    for path in _dist_infos(paths, host, name):
+        with open(path) as handle:
+            saved[path] = handle.read()
+        with open(path, "w") as handle:
+            handle.write(re.sub(r"(?m)^Version: .*$", "Version: %s" % version, saved[path], count=1))
+    if not saved:
+        raise FaultError("%s has no %s installed under /opt" % (host, name))
+    record(paths, "package-version", [host, name, version], saved)
+    return "%s: %s %s in %d environment(s)" % (host, name, version, len(saved))
+
+
+# A drop-in sudo cannot parse (as after a hand edit without visudo): sudo then refuses to run at all.
+BROKEN_SUDOERS = "/etc/sudoers.d/zz-maclab-broken"
+
+
+def _in_host(paths, host, script):
+    """Run a root shell script inside the running host (its mount namespace: /etc is an overlay
+    there, so its files are written through it, not beside it). False when the host is not up."""
+    pid = launchd_hostpid(paths, host)
+    if pid is None:
+        return False
+    return subprocess.run(["nsenter", "-t", str(pid), "-m", "/bin/sh", "-c", script],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE).returncode == 0
+
+
+def fault_sudoers_broken(paths, host):
+    # No colon after NOPASSWD: a syntax error, as a hand edit without visudo leaves it.
+    if not _in_host(paths, host, "printf 'admin ALL=(ALL) NOPASSWD /usr/bin/true\\n' > %s && chmod 440 %s"
+                    % (BROKEN_SUDOERS, BROKEN_SUDOERS)):
+        raise FaultError("%s is not up: its sudoers cannot be edited" % host)
+    record(paths, "sudoers-broken", [host])
+    return "%s: %s has a syntax error" % (host, BROKEN_SUDOERS)
+
+
+# The lab's own key (the controller's) ends with this comment; the ssh_mesh role's keys are the others.
+CONTROLLER_KEY_COMMENT = "maclab-controller"
+
+
+def _authorized_keys(paths, host):
+    return os.path.join(paths.host_file(host, "fs"), "Users", layout.ADMIN_USER, ".ssh", "authorized_keys")
+
+
+def fault_ssh_key_lost(paths, host):
+    """The peers' keys gone from the host's authorized_keys (as after a restore or a hand edit): every
+    line but the lab controller's key."""
+    path = _authorized_keys(paths, host)
+    with open(path) as handle:
+        saved = handle.read()
+    kept = [line for line in saved.splitlines(True) if line.rstrip().endswith(CONTROLLER_KEY_COMMENT)]
+    if len(kept) == len(saved.splitlines(True)):
+        raise FaultError("%s's authorized_keys holds no mesh key (run site.yml first)" % host)
+    with open(path, "w") as handle:
+        handle.write("".join(kept))
+    record(paths, "ssh-key-lost", [host], saved)
+    return "%s: the peers' keys are gone from authorized_keys" % host
+
+
+def undo(paths, kind, host, saved):
+    """Put back what fault ``kind`` replaced on ``host``; False for a kind this module does not know."""
+    if kind in ("sleep-on", "autorestart-off"):
+        with edit_state(paths, host) as state:
+            if saved["value"] is None:
+                state.setdefault("pmset", {}).pop(saved["key"], None)
+            else:
+                state.setdefault("pmset", {})[saved["key"]] = saved["value"]
+    elif kind == "auto-update-on":
+        _undo_auto_update_on(paths, host, saved)
+    elif kind == "ssh-key-lost":
+        with open(_authorized_keys(paths, host), "w") as handle:
+            handle.write(saved)
+    elif kind == "sudoers-broken":
+        path = paths.host_file(host, "fs") + BROKEN_SUDOERS
+        if not _in_host(paths, host, "rm -f %s" % BROKEN_SUDOERS) and os.path.exists(path):
+            os.unlink(path)  # the host is off: its overlay's upper layer is a plain directory
+    elif kind == "package-version":
+        for path, text in saved.items():
+            with open(path, "w") as handle:
+                handle.write(text)
+    elif kind == "update-pending":
+        with edit_state(paths, host) as state:
+            state["pending_updates"] = saved
+    else:
+        return False
+    return True
+
+
+KINDS = {
+    "sleep-on": (1, fault_sleep_on), "autorestart-off": (1, fault_autorestart_off),
+    "auto-update-on": (1, fault_auto_update_on), "update-pending": (1, fault_update_pending),
+    "package-version": (3, fault_package_version), "sudoers-broken": (1, fault_sudoers_broken),
+    "ssh-key-lost": (1, fault_ssh_key_lost),
+}
