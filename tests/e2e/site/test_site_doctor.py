@@ -152,7 +152,9 @@ ALONE = [
     # Faults that show at the next boot: the node is rebooted, and doctor.yml sweeps it gone
     # (no-return) or still booting (slow-boot): unreachable either way, the others swept.
     (("no-return", "mac2"), {("node_unreachable", "mac2", None)}, {"mac2"}),
-    (("slow-boot", "mac2", "15"), {("node_unreachable", "mac2", None)}, {"mac2"}),
+    # 40 s, not less: with 15 s the sweep met mac2 half booted, its peers' ports toward it already up
+    # without its domain UUID (a dock, to the planner): a finding on the peers (CI of 2c15cd3).
+    (("slow-boot", "mac2", "40"), {("node_unreachable", "mac2", None)}, {"mac2"}),
     (("sleep-on", "mac2"), {("power_sleep_on", "mac2", None)}, {"mac2"}),
     (("autorestart-off", "mac3"), {("power_autorestart_off", "mac3", None)}, {"mac3"}),
     (("auto-update-on", "mac1"), {("macos_auto_update_on", "mac1", None)}, {"mac1"}),
