@@ -44,6 +44,12 @@ def _verdict(name, ok, detail, found=None):
     return {"name": name, "ok": bool(ok), "detail": detail, "code": found["code"] if found else ""}, found
 
 
+def _judged(name, detail, problems):
+    """A check that failed on its first problem, with the rest of its problems after it; passed when there is none."""
+    return [_verdict(name, not problems, detail, problems[0] if problems else None)] + [
+        (None, found) for found in problems[1:]]
+
+
 def _links(host, node, plan_file):
     links = node.get("links")
     if links is None:
@@ -57,9 +63,7 @@ def _links(host, node, plan_file):
     answered = [link for link in links.get("links") or [] if link.get("ok")]
     detail = "%d of %d cables answer over their own port" % (len(answered), links.get("planned_links", 0))
     problems = _on(host, links.get("problems"))
-    results = [_verdict("thunderbolt_links", not problems, detail, problems[0] if problems else None)]
-    results += [(None, found) for found in problems[1:]]
-    return results
+    return _judged("thunderbolt_links", detail, problems)
 
 
 def rdma_promised(node):
@@ -77,8 +81,7 @@ def _rdma(host, node, rdma_required):
     wanted = rdma_required or rdma.get("enabled") or rdma_promised(node)
     problems = _on(host, rdma.get("problems")) if wanted else []
     detail = "ready" if rdma.get("ready") else ("not ready" if wanted else "off (not required)")
-    results = [_verdict("rdma", not problems, detail, problems[0] if problems else None)]
-    return results + [(None, found) for found in problems[1:]]
+    return _judged("rdma", detail, problems)
 
 
 def _network(host, node):
@@ -88,8 +91,7 @@ def _network(host, node):
     problems = _on(host, network.get("problems"))
     differences = network.get("differences") or []
     detail = "as applied" if not differences else "%d difference(s) from the applied plan" % len(differences)
-    results = [_verdict("thunderbolt_config", not problems, detail, problems[0] if problems else None)]
-    return results + [(None, found) for found in problems[1:]]
+    return _judged("thunderbolt_config", detail, problems)
 
 
 def cable_findings(problems, swept):
@@ -117,8 +119,7 @@ def _cabling(host, cabling):
         return []
     problems = [found for found in cabling if found.get("host") == host]
     detail = "every cable as the planner wants it" if not problems else "%d cable finding(s)" % len(problems)
-    results = [_verdict("cabling", not problems, detail, problems[0] if problems else None)]
-    return results + [(None, found) for found in problems[1:]]
+    return _judged("cabling", detail, problems)
 
 
 def _wired_limit(host, node):
@@ -268,8 +269,7 @@ def _software(host, sweep, sweeps, settings):
              if isinstance(other, dict) and isinstance(other.get("mac"), dict) and software(other)]
     problems += [found for found in software_problems(nodes) if found["host"] == host]
     detail = ", ".join("%s %s" % (key, mine[key]) for key in ("python", "mlx", "mlx_lm", "exo") if mine.get(key))
-    results = [_verdict("software", not problems, detail, problems[0] if problems else None)]
-    return results + [(None, found) for found in problems[1:]]
+    return _judged("software", detail, problems)
 
 
 def _ssh(host, node):
@@ -280,8 +280,7 @@ def _ssh(host, node):
     results = ssh.get("results") or []
     detail = "%d of %d connections (by name and over each cable)" % (len([r for r in results if r.get("ok")]),
                                                                      len(results))
-    return [_verdict("ssh_mesh", not problems, detail, problems[0] if problems else None)] + [
-        (None, found) for found in problems[1:]]
+    return _judged("ssh_mesh", detail, problems)
 
 
 def _sudo(host, node):
