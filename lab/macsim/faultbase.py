@@ -1,5 +1,9 @@
 """What every `maclab fault` shares: its error, the host state it edits and the record `fault
 clear` reads (lab.json `faults`: kind, args and what the fault replaced)."""
+import json
+import socket
+import subprocess
+
 from . import statefile
 
 
@@ -23,3 +27,32 @@ def launchd_hostpid(paths, host):
     except (OSError, ValueError):
         return None
 
+
+def launchd_request(paths, host, request):
+    """Talk to the host's launchd like its launchctl shim does (the socket path is shared)."""
+    client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    client.settimeout(15)
+    try:
+        client.connect(paths.host_file(host, "run", "launchd.sock"))
+        client.sendall((json.dumps(request) + "\n").encode())
+        data = b""
+        while not data.endswith(b"\n"):
+            chunk = client.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    finally:
+        client.close()
+    return json.loads(data.decode())
+
+
+def in_host(paths, host, argv, uid=None, gid=None, env=None):
+    """Run ARGV inside the running host (its mount and network namespaces: /etc is an overlay there,
+    and the host's own paths and addresses apply), as root or as UID:GID. None when the host is not
+    up, else the completed process (output captured)."""
+    pid = launchd_hostpid(paths, host)
+    if pid is None:
+        return None
+    user = ["-S", str(uid), "-G", str(gid)] if uid is not None else []
+    return subprocess.run(["nsenter", "-t", str(pid), "-m", "-n"] + user + ["--"] + list(argv),
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, env=env)

@@ -9,9 +9,8 @@ import os
 import plistlib
 import re
 import signal
-import socket
 
-from . import faultbase, faults_settings, layout, net, statefile, topology
+from . import faultbase, faults_exo, faults_settings, layout, net, statefile, topology
 from .formats import profiler
 
 from .faultbase import FaultError
@@ -33,24 +32,7 @@ _edit_state = faultbase.edit_state
 _record = faultbase.record
 
 
-def _launchd_request(paths, host, request):
-    """Talk to the host's launchd like its launchctl shim does (the socket path is shared)."""
-    client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    client.settimeout(15)
-    try:
-        client.connect(paths.host_file(host, "run", "launchd.sock"))
-        client.sendall((json.dumps(request) + "\n").encode())
-        data = b""
-        while not data.endswith(b"\n"):
-            chunk = client.recv(65536)
-            if not chunk:
-                break
-            data += chunk
-    finally:
-        client.close()
-    return json.loads(data.decode())
-
-
+_launchd_request = faultbase.launchd_request
 _launchd_hostpid = faultbase.launchd_hostpid
 
 
@@ -239,57 +221,6 @@ def _undo_bridge_on(paths, host, saved):
     reapply_network(paths, host)
 
 
-IP_RESET_LABEL = "io.exo.networksetup"
-IP_RESET_SCRIPT = "/Library/Application Support/EXO/reset_tb_dhcp.sh"
-IP_RESET_PLIST = "/Library/LaunchDaemons/%s.plist" % IP_RESET_LABEL
-IP_RESET_BODY = """\
-#!/bin/bash
-# Installed by `maclab fault ip-reset`: like exo's io.exo.networksetup daemon, keep putting every
-# Thunderbolt service back on DHCP, which removes the addresses the collection planned.
-while true; do
-  networksetup -listallnetworkservices 2>/dev/null | tail -n +2 | sed 's/^\\*//' \\
-    | grep 'Thunderbolt' | grep -v '^Thunderbolt Bridge$' | while IFS= read -r service; do
-      networksetup -setdhcp "$service"
-    done
-  sleep 3
-done
-"""
-
-
-def fault_ip_reset(paths, host):
-    fs = paths.host_file(host, "fs")
-    script = fs + IP_RESET_SCRIPT
-    os.makedirs(os.path.dirname(script), exist_ok=True)
-    with open(script, "w") as handle:
-        handle.write(IP_RESET_BODY)
-    os.chmod(script, 0o755)
-    with open(fs + IP_RESET_PLIST, "wb") as handle:
-        plistlib.dump({"Label": IP_RESET_LABEL, "ProgramArguments": ["/bin/bash", IP_RESET_SCRIPT],
-                       "RunAtLoad": True, "KeepAlive": True,
-                       "StandardOutPath": "/var/log/io.exo.networksetup.log",
-                       "StandardErrorPath": "/var/log/io.exo.networksetup.err.log"}, handle)
-    with _edit_state(paths, host) as state:
-        state["faults"]["ip_reset"] = True
-    reply = _launchd_request(paths, host, {"op": "bootstrap", "plist": IP_RESET_PLIST})
-    _record(paths, "ip-reset", [host])
-    if reply["rc"] not in (0, 5):
-        raise FaultError("%s: bootstrap failed: %s" % (host, reply["err"].strip()))
-    return "%s: %s installed and running" % (host, IP_RESET_LABEL)
-
-
-def _undo_ip_reset(paths, host):
-    try:
-        _launchd_request(paths, host, {"op": "bootout", "label": IP_RESET_LABEL})
-    except OSError:
-        pass  # host is off: removing the plist is enough
-    fs = paths.host_file(host, "fs")
-    for path in (fs + IP_RESET_PLIST, fs + IP_RESET_SCRIPT):
-        if os.path.exists(path):
-            os.unlink(path)
-    with _edit_state(paths, host) as state:
-        state["faults"]["ip_reset"] = False
-
-
 def fault_no_return(paths, host):
     with _edit_state(paths, host) as state:
         state["boot"]["no_return"] = True
@@ -400,8 +331,6 @@ def fault_clear(paths):
                 state["os"]["build"] = saved
         elif kind == "bridge-on":
             _undo_bridge_on(paths, host, saved)
-        elif kind == "ip-reset":
-            _undo_ip_reset(paths, host)
         elif kind == "disk-full":
             with _edit_state(paths, host) as state:
                 state["faults"]["disk_full_bytes"] = saved
@@ -421,7 +350,7 @@ def fault_clear(paths):
         elif kind == "slow-boot":
             with _edit_state(paths, host) as state:
                 state["boot"]["boot_seconds"] = saved
-        elif faults_settings.undo(paths, kind, host, saved):
+        elif faults_settings.undo(paths, kind, host, saved) or faults_exo.undo(paths, kind, host, saved):
             pass
     from . import lab as labmod
     for host in [h["name"] for h in lab["hosts"]]:
@@ -432,13 +361,14 @@ def fault_clear(paths):
 
 KINDS = {
     "cut": (2, fault_cut), "degrade": (2, fault_degrade), "slow": (3, fault_slow), "rdma-off": (1, fault_rdma_off),
-    "build": (2, fault_build), "bridge-on": (1, fault_bridge_on), "ip-reset": (1, fault_ip_reset),
+    "build": (2, fault_build), "bridge-on": (1, fault_bridge_on),
     "no-return": (1, fault_no_return), "down": (1, fault_down), "up": (1, fault_up),
     "disk-full": (2, fault_disk_full), "wired-reset": (1, fault_wired_reset), "clear": (0, fault_clear),
     "filevault-on": (1, fault_filevault_on), "filevault-pending": (1, fault_filevault_pending),
     "slow-boot": (2, fault_slow_boot), "ssd": (2, fault_ssd),
 }
 KINDS.update(faults_settings.KINDS)
+KINDS.update(faults_exo.KINDS)
 
 
 def apply(paths, kind, args):

@@ -4,10 +4,9 @@ command output the collection reads; `undo` is what `fault clear` does for each.
 import os
 import plistlib
 import re
-import subprocess
 
 from . import layout
-from .faultbase import FaultError, edit_state, launchd_hostpid, record
+from .faultbase import FaultError, edit_state, in_host, record
 
 
 def _pmset_fault(paths, kind, host, key, value):
@@ -104,13 +103,9 @@ BROKEN_SUDOERS = "/etc/sudoers.d/zz-maclab-broken"
 
 
 def _in_host(paths, host, script):
-    """Run a root shell script inside the running host (its mount namespace: /etc is an overlay
-    there, so its files are written through it, not beside it). False when the host is not up."""
-    pid = launchd_hostpid(paths, host)
-    if pid is None:
-        return False
-    return subprocess.run(["nsenter", "-t", str(pid), "-m", "/bin/sh", "-c", script],
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE).returncode == 0
+    """Run a root shell script inside the running host; False when the host is not up or it failed."""
+    done = in_host(paths, host, ["/bin/sh", "-c", script])
+    return done is not None and done.returncode == 0
 
 
 def fault_sudoers_broken(paths, host):

@@ -81,12 +81,11 @@ macops_mlx_package_spec: "%(mlx)s"
 macops_tb_address_pool: %(pool)s
 # The lab's hosts also have Linux python3.x binaries on PATH; pin the macOS one.
 ansible_python_interpreter: /usr/bin/python3
-# exo cannot run in the lab (no Metal, no macmon, no exo in the lab's package source): the exo
-# role installs nothing and supervises, under the same LaunchDaemon, a stand-in that serves
-# exo's documented /state for the cluster's nodes (lab/macsim/exo_standin.py), the documented
-# option for an exo installed by other means.
-exo_install: false
-exo_program: ["/usr/bin/python3", "%(world)s/code/macsim/exo_standin.py", "--nodes", "%(nodes)s"]
+# exo cannot run in the lab (no Metal, no macmon), so the lab's index serves an `exo` built from the
+# lab's stand-in (lab/macsim/exo_dist.py; it serves exo's documented /state and /node_id and finds
+# its peers by namespace, as exo does), at the pinned version and the one before. The exo role
+# installs it with pip, as a cluster installs exo from its own index.
+exo_package_spec: "exo=={{ macops_exo_version }}"
 # The lab's cables are veth pairs shaped with tc tbf: what a cable should carry is its shaped rate
 # (maclab up --link-rate; a degraded cable is a TB4 one), not a Mac's.
 benchmark_baselines:
@@ -109,8 +108,7 @@ benchmark_generate_backend: ring
 benchmark_exo_model: tiny-qwen2
 """ % {"index": layout.PACKAGE_INDEX_URL.replace("://", "://maclab:%s@" % secrets.token_urlsafe(12), 1),
        "controller": layout.CONTROLLER_IP, "mlx": MLX_PACKAGE_SPEC, "model": testmodel.LAB_MODEL_PATH,
-       "pool": layout.TB_ADDRESS_POOL, "world": layout.HOST_WORLD_DIR,
-       "nodes": ",".join(h["name"] for h in lab["hosts"]),
+       "pool": layout.TB_ADDRESS_POOL,
        "tb5_rate": lab["link_rate"], "tb5_gbps": rate_gbps(lab["link_rate"]),
        "tb4_rate": topology.DEFAULT_TB4_RATE, "tb4_gbps": rate_gbps(topology.DEFAULT_TB4_RATE)})
 

@@ -7,7 +7,7 @@ import shutil
 import subprocess
 import sys
 
-from . import layout
+from . import exo_dist, layout
 
 CACHE_DIR = os.path.join(layout.REPO_ROOT, ".cache", "wheelhouse")
 # What the cache should hold (`maclab wheels` fills it with pip download, binary only).
@@ -27,10 +27,13 @@ def project_of(filename):
 
 
 def fill(paths, cache_dir=CACHE_DIR):
-    """Link the cached distributions into the lab and write the simple index. Returns count."""
+    """Link the cached distributions into the lab, build the lab's own (its exo stand-in,
+    lab/macsim/exo_dist.py) and write the simple index. Returns count."""
     os.makedirs(paths.wheelhouse, exist_ok=True)
     files = sorted(f for f in os.listdir(cache_dir)) if os.path.isdir(cache_dir) else []
     projects = {}
+    for name in exo_dist.build_all(paths.wheelhouse):
+        projects.setdefault(project_of(name), []).append(name)
     for name in files:
         project = project_of(name)
         if project is None:

@@ -26,7 +26,7 @@ _STATE_LINE = re.compile(r"^\s*state = (.+?)\s*$", re.MULTILINE)
 
 # Why a node can be missing from /state, in the order people should check.
 MISSING_NODES_HINT = (
-    "If nodes are missing: every node needs the same exo_version and exo_namespace; the firewall must "
+    "If nodes are missing: every node needs the same exo version (macops_exo_version) and exo_namespace; the firewall must "
     "let ports 52413-52415 through on the Thunderbolt and management networks; after a reboot macOS "
     "may need the Local Network permission toggled in System Settings > Privacy & Security (exo #952).")
 
@@ -49,15 +49,20 @@ def _node_ids(nodes):
     return ids
 
 
-def node_count(state):
-    """How many distinct nodes a parsed /state answer lists (0 for anything unexpected)."""
+def node_ids(state):
+    """The distinct node ids a parsed /state answer lists, sorted ([] for anything unexpected)."""
     if not isinstance(state, dict):
-        return 0
+        return []
     topology = state.get("topology")
     if isinstance(topology, dict) and topology.get("nodes"):
-        return len(_node_ids(topology["nodes"]))
+        return sorted(_node_ids(topology["nodes"]))
     identities = state.get("nodeIdentities")
-    return len(identities) if isinstance(identities, dict) else 0
+    return sorted(identities) if isinstance(identities, dict) else []
+
+
+def node_count(state):
+    """How many distinct nodes a parsed /state answer lists (0 for anything unexpected)."""
+    return len(node_ids(state))
 
 
 def sees_enough(api_ok, nodes_seen, nodes_expected, require_all_nodes):
@@ -116,6 +121,7 @@ def node_verdict(options, settings, health):
     if settings is None:
         return {"installed": False, "label": None, "api_port": None, "log_file": None, "running": False,
                 "api_ok": False, "nodes_seen": 0, "nodes_expected": options["expected_nodes"], "version": None,
+                "node_id": None, "node_ids": [],
                 "healthy": False, "message": "exo on %s is not installed: there is no LaunchDaemon %s." % (
                     options["host"], options["plist"])}
     exo = dict(health, installed=True, label=settings["label"], api_port=settings["api_port"],

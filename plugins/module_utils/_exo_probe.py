@@ -17,7 +17,7 @@ from urllib.error import URLError
 from urllib.request import ProxyHandler, build_opener
 
 from ansible_collections.macops.cluster.plugins.module_utils._exo_health import (
-    installed_version, launchd_state, node_count, sees_enough)
+    installed_version, launchd_state, node_count, node_ids, sees_enough)
 
 # Between two questions to the API (the loopback: asking often is cheap, and after a reboot every
 # second counts), and how long one may take.
@@ -26,18 +26,32 @@ REQUEST_TIMEOUT_SECONDS = 5
 VERSION_CODE = "import importlib.metadata as m; print(m.version('exo'))"
 
 
-def ask_state(url, timeout=REQUEST_TIMEOUT_SECONDS):
-    """(answered 200, nodes listed) for one GET; never through a proxy (it is the loopback)."""
+def _get_json(url, timeout):
+    """(HTTP status or None, parsed JSON or None) of one GET; never through a proxy (it is the loopback)."""
     try:
         response = build_opener(ProxyHandler({})).open(url, timeout=timeout)
         status, body = response.getcode(), response.read()
     except (URLError, http.client.HTTPException, socket.timeout, OSError, ValueError):
-        return False, 0
+        return None, None
     try:
-        answer = json.loads(body.decode("utf-8"))
+        return status, json.loads(body.decode("utf-8"))
     except ValueError:
-        answer = None
+        return status, None
+
+
+def ask_state(url, timeout=REQUEST_TIMEOUT_SECONDS):
+    """(answered 200, nodes listed) for one GET of /state."""
+    status, answer = _get_json(url, timeout)
     return status == 200, node_count(answer)
+
+
+def ask_identity(api_port, timeout=REQUEST_TIMEOUT_SECONDS):
+    """{node_id, node_ids}: the id this exo answers GET /node_id with and the ids its /state lists
+    (a node that left, or came back with a new id, may linger there: exo #2194)."""
+    base = "http://127.0.0.1:%d" % api_port
+    status, own = _get_json(base + "/node_id", timeout)
+    dummy, state = _get_json(base + "/state", timeout)
+    return {"node_id": own if status == 200 and isinstance(own, str) else None, "node_ids": node_ids(state)}
 
 
 def read_version(module, python, declared):
@@ -63,14 +77,18 @@ def wait_for_nodes(api_port, expected_nodes, timeout, require_all_nodes):
 
 
 def read_health(module, launchctl, label, api_port, expected_nodes, timeout, require_all_nodes,
-                health_check=True, python=None, version=""):
+                health_check=True, python=None, version="", identify=False):
     """{version, running, api_ok, nodes_seen, nodes_expected}: the job from `launchctl print
     system/LABEL` (113: launchd knows no such job; whatever else fails also means not running) and,
-    while it is loaded and health_check asks for it, /state until it lists expected_nodes."""
+    while it is loaded and health_check asks for it, /state until it lists expected_nodes. With
+    ``identify``, also {node_id, node_ids} (ask_identity's; None and [] when the API is silent)."""
     rc, stdout, dummy = module.run_command([launchctl, "print", "system/" + label])
     loaded = rc == 0
     api_ok, seen = wait_for_nodes(api_port, expected_nodes, timeout, require_all_nodes) \
         if health_check and loaded else (False, 0)
-    return {"version": read_version(module, python, version),
-            "running": loaded and launchd_state(stdout) == "running",
-            "api_ok": api_ok, "nodes_seen": seen, "nodes_expected": expected_nodes}
+    health = {"version": read_version(module, python, version),
+              "running": loaded and launchd_state(stdout) == "running",
+              "api_ok": api_ok, "nodes_seen": seen, "nodes_expected": expected_nodes}
+    if identify:
+        health.update(ask_identity(api_port) if api_ok else {"node_id": None, "node_ids": []})
+    return health

@@ -181,7 +181,8 @@ def read_exo(module, launchctl, settings):
     options = module.params["exo"]
     return read_health(module, launchctl, settings["label"],
                        settings["api_port"], options["expected_nodes"], options["timeout"],
-                       options["require_all_nodes"], python=exo_python(options, settings), version=None)
+                       options["require_all_nodes"], python=exo_python(options, settings), version=None,
+                       identify=True)
 
 
 # Asked of the environment's own interpreter: its version and each distribution's (null when it is

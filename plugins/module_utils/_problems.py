@@ -266,8 +266,9 @@ REGISTRY = {
         "Run site.yml --tags thunderbolt_network to apply the plan again."),
     "software_pin_mismatch": _code(
         ERROR, "doctor",
-        "The node runs a version of MLX or mlx-lm the cluster does not pin (macops_mlx_package_spec, "
-        "macops_mlx_lm_package_spec): distributed runs need the same version everywhere.",
+        "The node runs a version of MLX, mlx-lm or exo the cluster does not pin (macops_mlx_package_spec, "
+        "macops_mlx_lm_package_spec, macops_exo_version): distributed runs need the same version everywhere, "
+        "and exo nodes on different versions never meet.",
         "Run site.yml on the node (it installs the pinned version), or change the pin for every node."),
     "software_missing": _code(
         ERROR, "doctor",
@@ -344,6 +345,12 @@ REGISTRY = {
         WARNING, "report",
         "A service the collection runs (exo) is not running.",
         "Read the service's log on the node, then run the playbook again to restart it."),
+    "exo_stale_node_id": _code(
+        WARNING, "doctor",
+        "exo's /state lists a node id no node has now (a node that left, or came back with a new id): exo "
+        "does not place an RDMA (MlxJaccl) instance until every node restarts (exo #2194).",
+        "Stop exo on every node, then start it on every node (launchctl bootout, then bootstrap, of the exo "
+        "LaunchDaemon on all nodes), or run reboot-cluster.yml."),
     "check_failed": _code(
         ERROR, "report",
         "A check without a code of its own failed (for example the MLX all_sum smoke test).",

@@ -333,10 +333,13 @@ exo:
     - C(installed) (the LaunchDaemon is there), C(label), C(api_port), C(log_file), C(running), C(api_ok),
       C(nodes_seen), C(nodes_expected), C(version) (with O(exo.python), else null), C(healthy) (as
       M(macops.cluster.exo_health) judges) and C(message) (the readings and what to check; empty when healthy).
+    - C(node_id) (exo's GET /node_id, null when the API is silent) and C(node_ids) (every id its C(/state) lists,
+      sorted), so a caller that knows every node's id can tell a departed or renewed node's stale id.
   type: dict
   returned: when C(exo) is gathered
   sample: {"installed": true, "label": "org.macops.exo", "api_port": 52415, "running": true, "api_ok": true,
-           "nodes_seen": 4, "nodes_expected": 4, "healthy": true, "message": ""}
+           "nodes_seen": 2, "nodes_expected": 2, "healthy": true, "message": "", "node_id": "12D3KooWA",
+           "node_ids": ["12D3KooWA", "12D3KooWB"]}
 network:
   description:
     - C(plan_found), C(differences) (each step M(macops.cluster.tb_network) would take to bring the node back to

@@ -154,6 +154,41 @@ def _exo(host, node, exo_expected):
     return [_verdict("exo", ok, detail, found)]
 
 
+def _current_exo_ids(sweeps):
+    """Every swept node's exo id, or None when one cannot be known (a node not swept, or whose exo is
+    installed but did not answer): a node without exo has no id, so one listed for it is stale."""
+    ids = set()
+    for other in sweeps.values():
+        exo = other.get("exo") if isinstance(other, dict) else None
+        if not isinstance(exo, dict):
+            return None
+        if exo.get("installed"):
+            if not exo.get("node_id"):
+                return None
+            ids.add(exo["node_id"])
+    return ids
+
+
+def _exo_stale(host, node, sweeps, label):
+    exo = node.get("exo")
+    if not isinstance(exo, dict) or not exo.get("node_id"):
+        return []
+    current = _current_exo_ids(sweeps)
+    if current is None:
+        return [_verdict("exo_node_ids", True, "not judged: not every node's exo answered with its id")]
+    stale = [found for found in exo.get("node_ids") or [] if found not in current]
+    found = stale and problem(
+        "exo_stale_node_id", "exo on %s still lists %s, which no node has now (a node that left, or came back with "
+        "a new id): exo will not place an RDMA instance until every node restarts (exo #2194)." % (
+            host, ", ".join(stale)),
+        "Stop exo on every node, then start it on every node: `ansible macs -b -m ansible.builtin.command -a "
+        "'launchctl bootout system/%s'`, then `ansible macs -b -m ansible.builtin.command -a 'launchctl bootstrap "
+        "system /Library/LaunchDaemons/%s.plist'` (or reboot-cluster.yml)." % (label, label),
+        host=host, details={"stale_ids": stale, "current_ids": sorted(current)})
+    detail = "%d stale id(s)" % len(stale) if stale else "every id in /state is a node's"
+    return [_verdict("exo_node_ids", not stale, detail, found or None)]
+
+
 def _networksetup_daemon(host, node):
     loaded = (node.get("launchd") or {}).get(EXO_NETWORKSETUP_LABEL)
     if loaded is None:
@@ -247,10 +282,13 @@ def _pin_problem(host, key, installed, spec):
             return None
     except InvalidVersion:
         pass
+    where = ("site.yml --tags exo on %s (the exo role installs the pinned exo into its own environment and "
+             "restarts it)" % host) if key == "exo" else \
+        "site.yml on %s (it installs the pinned version into the cluster's environment)" % host
     return problem(
         "software_pin_mismatch", "%s runs %s %s, but the cluster pins %s." % (host, key, installed, spec),
-        "Run site.yml on %s (it installs the pinned version into the cluster's environment), or change the pin "
-        "for every node." % host, host=host, details={"package": key, "installed": installed, "pinned": spec})
+        "Run %s, or change the pin for every node." % where, host=host,
+        details={"package": key, "installed": installed, "pinned": spec})
 
 
 def _software(host, sweep, sweeps, settings):
@@ -310,6 +348,7 @@ def node_findings(host, mac, node, macs, settings, cabling=None, sweeps=None):
     results += _rdma(host, node, bool(settings.get("rdma_required")))
     results += _wired_limit(host, node)
     results += _exo(host, node, bool(settings.get("exo_expected")))
+    results += _exo_stale(host, node, sweeps or {host: node}, (node.get("exo") or {}).get("label") or "org.macops.exo")
     results += _networksetup_daemon(host, node)
     results += _updates(host, node)
     results += _auto_updates(host, node)

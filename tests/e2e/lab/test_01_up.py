@@ -5,6 +5,7 @@ import stat
 import subprocess
 
 from labtools import HOSTS, INVENTORY, REPO, ROOT, in_netns, maclab, read_json, ssh
+from macsim import exo_dist, wheelhouse
 
 
 def test_every_host_answers_ssh_within_30_seconds(lab):
@@ -132,7 +133,12 @@ def test_inventory_pins_host_keys_and_hides_the_password(lab):
 def test_package_index_serves_the_wheelhouse(lab):
     proc = ssh("mac1", "curl -fsS http://198.18.0.1:8101/simple/")
     assert "<!DOCTYPE html>" in proc.stdout
-    if lab["lab"].get("wheel_count"):
+    # The lab's own exo (its stand-in, built at `up`) at the pin and the release before, always there.
+    assert 'href="exo/"' in proc.stdout
+    page = ssh("mac1", "curl -fsS http://198.18.0.1:8101/simple/exo/").stdout
+    assert all("exo-%s-py3-none-any.whl" % v in page for v in exo_dist.lab_versions()), page
+    cached = os.listdir(wheelhouse.CACHE_DIR) if os.path.isdir(wheelhouse.CACHE_DIR) else []
+    if any(name.startswith("mlx-") for name in cached):
         assert 'href="mlx/"' in proc.stdout
         python = read_json("lab.json")["pythons"].get("3.12")
         if python:  # what the roles' pip in a Homebrew python@3.12 venv will do

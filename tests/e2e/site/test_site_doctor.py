@@ -9,6 +9,7 @@ import subprocess
 import pytest
 
 from labtools import HOSTS, INVENTORY, REPO, VENV_BIN, ansible_env, log_lines, maclab, recap, ssh, sudo, wait_until
+from macsim import exo_dist
 
 DOCTOR = os.path.join(REPO, "doctor.yml")
 # macOS commands that change a node (as in test_site_faults); doctor.yml must run none of them.
@@ -130,6 +131,10 @@ def reboot_now(host):
     wait_until(lambda: ssh(host, "true", check=False, timeout=10).returncode != 0, 30, message="%s going down" % host)
 
 
+PINNED_EXO = exo_dist.pinned_version()
+OLDER_EXO = exo_dist.other_version(PINNED_EXO)
+
+
 # Each lab fault alone: (fault arguments, what doctor.yml must find as (code, host, peer), the hosts
 # any problem may be on: the fault's node and, where it breaks cables, its peers), then how to
 # undo what `maclab fault clear` does not. The cable faults name their peer; the others none.
@@ -169,8 +174,19 @@ ALONE = [
                                 ("ssh_peer_unreachable", "mac4", "mac2")}, {"mac1", "mac3", "mac4"}),
     # A drive on a free port is no problem: the report lists it on its port (test_site_devices).
     (("ssd", "mac1", "6"), set(), set()),
-    # Last: `fault clear` stops the daemon but leaves the addresses it reset (the module fixture's
-    # site.yml puts them back), as on a Mac.
+    # mac2 on the exo release before the pin (a real pip install from the lab's index): it leaves the
+    # cluster's namespace and sees only itself, while its peers still list it.
+    (("exo-version", "mac2", OLDER_EXO),
+     {("software_pin_mismatch", "mac2", None), ("software_version_mismatch", "mac2", None),
+      ("service_not_running", "mac2", None)}, {"mac2"}),
+    # mac2's exo comes back with a new id: every peer still lists the old one (exo #2194).
+    (("exo-stale-id", "mac2"), {("exo_stale_node_id", "mac1", None), ("exo_stale_node_id", "mac3", None),
+                                ("exo_stale_node_id", "mac4", None)}, {"mac1", "mac3", "mac4"}),
+    # Last two: `fault clear` stops the daemon but leaves the addresses it reset (the module fixture's
+    # site.yml puts them back), as on a Mac. exo gone from mac3, its networksetup daemon left behind:
+    # its peers still list mac3's exo id.
+    (("exo-removed", "mac3"), {("tb_exo_networksetup_daemon", "mac3", None), ("service_not_running", "mac3", None),
+                               ("exo_stale_node_id", "mac1", None)}, ALL),
     (("ip-reset", "mac3"), {("tb_exo_networksetup_daemon", "mac3", None), ("tb_address_differs", "mac3", None)}, ALL),
 ]
 
@@ -210,3 +226,29 @@ def test_each_lab_fault_alone_is_found_on_its_host_with_the_fix(doctor, alone, f
         if fault[0] == "wired-reset":
             # Not a recorded fault: put back the limit the node had.
             sudo(fault[1], "/usr/sbin/sysctl -w iogpu.wired_limit_mb=%s" % wired)
+
+
+EXO_VERSION = "/opt/macops/exo-venv/bin/python -c 'import importlib.metadata as m; print(m.version(\"exo\"))'"
+
+
+def test_exo_is_installed_at_its_pin_and_site_upgrades_a_node_left_behind(doctor, site, faults):
+    # The exo role's pinned install, from the lab's index (the stand-in's distribution, as a
+    # cluster's own index would serve exo), on every node.
+    assert dict((h, ssh(h, EXO_VERSION).stdout.strip()) for h in HOSTS) == dict((h, PINNED_EXO) for h in HOSTS)
+    maclab("fault", "exo-version", "mac4", OLDER_EXO)
+    assert ssh("mac4", EXO_VERSION).stdout.strip() == OLDER_EXO
+    doctor()
+    report = doctor.report()
+    assert {("software_pin_mismatch", "mac4", None, None), ("service_not_running", "mac4", None, None)} <= found(report)
+    # The split is real: mac4's exo, in its own version's namespace, lists only itself.
+    mac4 = [p for p in report["problems"] if p["code"] == "service_not_running" and p["host"] == "mac4"][0]
+    assert mac4["details"]["nodes_seen"] == 1, mac4
+
+    # site.yml upgrades mac4 to the pin (pip, then exo restarted) and changes nothing elsewhere.
+    proc = site(check=False)
+    assert proc.returncode == 0, proc.stdout[-6000:]
+    changed = recap(proc.stdout)
+    assert changed["mac4"]["changed"] > 0 and all(changed[h]["changed"] == 0 for h in ("mac1", "mac2", "mac3")), changed
+    assert ssh("mac4", EXO_VERSION).stdout.strip() == PINNED_EXO
+    healthy = doctor()
+    assert healthy.returncode == 0 and doctor.report()["problems"] == [], doctor.report()["problems"]

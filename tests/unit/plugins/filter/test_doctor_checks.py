@@ -46,7 +46,7 @@ def healthy_sweep():
     }
 
 
-PINS = {"mlx": "mlx==0.32.4", "mlx_lm": "mlx-lm==0.32.2"}
+PINS = {"mlx": "mlx==0.32.4", "mlx_lm": "mlx-lm==0.32.2", "exo": "exo==1.0.71"}
 
 
 def judge(sweep, host="mac1", python=None, others=None, **settings):
@@ -186,6 +186,42 @@ def test_mlx_off_its_pin_and_off_the_other_nodes_is_found_on_that_node():
     # The nodes on the majority's version have neither finding, and the report shows every node's versions.
     healthy = judge(healthy_sweep(), host="mac2", others=dict(others, mac1=odd))
     assert healthy["problems"] == [] and healthy["software"]["mlx"] == "0.32.4"
+
+
+def exo_sweep(own, listed, version="1.0.71"):
+    sweep = healthy_sweep()
+    sweep["exo"].update(version=version, node_id=own, node_ids=sorted(listed))
+    return sweep
+
+
+def test_exo_off_its_pin_is_found_with_the_exo_roles_fix():
+    ids = ["12D3KooWA", "12D3KooWB"]
+    result = judge(exo_sweep(ids[0], ids[:1], version="1.0.70"), others={"mac2": exo_sweep(ids[1], ids)})
+    pinned = [p for p in result["problems"] if p["code"] == "software_pin_mismatch"]
+    assert [p["details"] for p in pinned] == [{"package": "exo", "installed": "1.0.70", "pinned": "exo==1.0.71"}]
+    assert "--tags exo" in pinned[0]["fix"]
+    assert judge(exo_sweep(ids[1], ids), host="mac2", others={"mac1": exo_sweep(ids[0], ids)})["problems"] == []
+
+
+def test_an_exo_id_no_node_has_now_is_stale_where_it_is_listed():
+    ids, old = ["12D3KooWA", "12D3KooWB", "12D3KooWC"], "12D3KooWold"
+    others = {"mac2": exo_sweep(ids[1], ids), "mac3": exo_sweep(ids[2], ids + [old])}
+    result = judge(exo_sweep(ids[0], ids + [old]), others=others)
+    assert codes(result) == [("exo_stale_node_id", "mac1", None)]
+    assert result["problems"][0]["details"]["stale_ids"] == [old] and old in result["problems"][0]["message"]
+    assert "bootout" in result["problems"][0]["fix"] and "bootstrap" in result["problems"][0]["fix"]
+    assert judge(others["mac2"], host="mac2", others={"mac1": exo_sweep(ids[0], ids), "mac3": others["mac3"]})[
+        "problems"] == []
+    # exo removed from a node: the id its peers still list is stale.
+    gone = healthy_sweep()
+    gone["exo"] = {"installed": False, "healthy": False, "node_id": None, "node_ids": [], "message": "not installed"}
+    left = judge(exo_sweep(ids[0], ids), others={"mac2": exo_sweep(ids[1], ids), "mac3": gone})
+    assert [p["details"]["stale_ids"] for p in left["problems"]] == [[ids[2]]]
+    # A node whose exo did not answer with its id leaves the ids unjudged: the id listed may be its own.
+    silent = exo_sweep(None, [])
+    unjudged = judge(exo_sweep(ids[0], ids + [old]), others={"mac2": exo_sweep(ids[1], ids), "mac3": silent})
+    check = [c for c in unjudged["checks"] if c["name"] == "exo_node_ids"][0]
+    assert unjudged["problems"] == [] and check["ok"] and "not judged" in check["detail"]
 
 
 def test_a_node_without_the_cluster_environment_is_one_finding():
