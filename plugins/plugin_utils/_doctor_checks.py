@@ -15,6 +15,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import json
+
 from ansible_collections.macops.cluster.plugins.module_utils._problems import ERROR, INFO, SEVERITIES, WARNING, problem
 from ansible_collections.macops.cluster.plugins.plugin_utils._preflight_checks import node_checks
 from ansible_collections.macops.cluster.plugins.plugin_utils._report_model import software_problems
@@ -310,6 +312,45 @@ def _software(host, sweep, sweeps, settings):
     return _judged("software", detail, problems)
 
 
+def _smoke_lines(smoke):
+    """The JSON line each rank of the smoke script printed (roles/mlx/templates/mlx_smoke.py)."""
+    ranks = []
+    for line in smoke.get("stdout_lines") or []:
+        line = line.strip()
+        if line.startswith("{") and line.endswith("}"):
+            try:
+                answer = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(answer, dict) and "rank" in answer:
+                ranks.append(answer)
+    return ranks
+
+
+def _mlx_smoke(host, settings):
+    """doctor_mlx_smoke: MLX's all_sum over the ring hostfile, judged on the node that launched it."""
+    smoke = settings.get("mlx_smoke")
+    if not isinstance(smoke, dict) or settings.get("mlx_smoke_host") != host:
+        return []
+    if smoke.get("skipped"):
+        return [_verdict("mlx_allsum", True, "not run: not every node was swept (each is its own finding)")]
+    ranks = _smoke_lines(smoke)
+    size = max([answer.get("size") or 0 for answer in ranks] or [0])
+    good = sorted(answer["rank"] for answer in ranks if answer.get("ok") is True)
+    if smoke.get("rc") == 0 and size and len(good) == size:
+        return [_verdict("mlx_allsum", True, "all_sum over %d ranks = %s (expected %s)" % (
+            size, ranks[0].get("sum"), ranks[0].get("expected")))]
+    said = (smoke.get("stderr") or smoke.get("msg") or "").strip()[-400:]
+    found = problem(
+        "mlx_smoke_failed", "MLX's all_sum smoke over the ring hostfile, launched from %s, failed (exit %s): %d of %s "
+        "ranks gave the right sum. %s" % (host, smoke.get("rc", "none"), len(good), size or "?", said),
+        "Check that the planned Thunderbolt addresses are on the ports (the thunderbolt_links check), that the MLX "
+        "ports are open between the nodes, and that every node reaches every other over SSH (the ssh_mesh check); "
+        "site.yml --tags mlx runs the same test and writes the script and the hostfile.",
+        host=host, details={"ranks_ok": good, "ranks": size, "rc": smoke.get("rc")})
+    return [_verdict("mlx_allsum", False, "%d of %s ranks right" % (len(good), size or "?"), found)]
+
+
 def _ssh(host, node):
     ssh = node.get("ssh")
     if ssh is None:
@@ -356,6 +397,7 @@ def node_findings(host, mac, node, macs, settings, cabling=None, sweeps=None):
     results += _software(host, node, sweeps or {host: node}, settings)
     results += _sudo(host, node)
     results += _ssh(host, node)
+    results += _mlx_smoke(host, settings)
     return {"checks": [pair[0] for pair in results if pair[0] is not None],
             "problems": _once(preflight["problems"] + [pair[1] for pair in results if pair[1] is not None])}
 

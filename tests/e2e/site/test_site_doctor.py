@@ -53,7 +53,8 @@ def found(report):
 
 def test_a_healthy_lab_has_no_problem_and_the_sweep_changes_nothing(doctor):
     marks = dict((host, len(log_lines(host, "shim.log"))) for host in HOSTS)
-    proc = doctor()
+    # With the optional MLX all_sum smoke over the ring hostfile (doctor_mlx_smoke), judged on mac1.
+    proc = doctor("-e", "doctor_mlx_smoke=true")
     assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
     report = doctor.report()
     assert report["verdict"] == "healthy" and report["problems"] == [], report["problems"]
@@ -64,6 +65,8 @@ def test_a_healthy_lab_has_no_problem_and_the_sweep_changes_nothing(doctor):
     checks = dict((c["name"], c) for c in report["nodes"][0]["checks"])
     assert {"thunderbolt_links", "rdma", "wired_limit", "exo", "macos_updates", "macos_build"} <= set(checks)
     assert all(c["ok"] for c in checks.values()), checks
+    assert checks["mlx_allsum"]["detail"] == "all_sum over 4 ranks = 10.0 (expected 10.0)", checks["mlx_allsum"]
+    assert "exo_node_ids" in checks and checks["exo_node_ids"]["ok"]
     # Every node was swept (its commands are in its shim log) and none of them changes anything.
     assert all(len(log_lines(h, "shim.log")) > marks[h] for h in HOSTS)
     assert changing_commands(marks) == dict((h, []) for h in HOSTS)

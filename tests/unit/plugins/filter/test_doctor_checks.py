@@ -224,6 +224,35 @@ def test_an_exo_id_no_node_has_now_is_stale_where_it_is_listed():
     assert unjudged["problems"] == [] and check["ok"] and "not judged" in check["detail"]
 
 
+def smoke_run(rc, oks, size=4):
+    lines = ['{"rank": %d, "size": %d, "sum": 10.0, "expected": 10.0, "ok": %s, "mlx": "0.32.4", "seconds": 1.2}'
+             % (rank, size, "true" if ok else "false") for rank, ok in enumerate(oks)]
+    return {"changed": False, "rc": rc, "stdout_lines": ["[launcher] starting"] + lines, "stderr": "rank 3 hung up"}
+
+
+def test_the_mlx_smoke_is_judged_on_the_node_that_launched_it():
+    passed = judge(healthy_sweep(), mlx_smoke=smoke_run(0, [True] * 4), mlx_smoke_host="mac1")
+    check = [c for c in passed["checks"] if c["name"] == "mlx_allsum"][0]
+    assert check["ok"] and check["detail"] == "all_sum over 4 ranks = 10.0 (expected 10.0)" and passed["problems"] == []
+    # A rank that never answered (exit 1): the one finding, on the launcher, with the ranks that were right.
+    failed = judge(healthy_sweep(), mlx_smoke=smoke_run(1, [True] * 3), mlx_smoke_host="mac1")
+    assert codes(failed) == [("mlx_smoke_failed", "mac1", None)]
+    assert failed["problems"][0]["details"] == {"ranks_ok": [0, 1, 2], "ranks": 4, "rc": 1}
+    assert "3 of 4 ranks" in failed["problems"][0]["message"] and "rank 3 hung up" in failed["problems"][0]["message"]
+    wrong = judge(healthy_sweep(), mlx_smoke=smoke_run(1, [True, False, True, True]), mlx_smoke_host="mac1")
+    assert wrong["problems"][0]["details"]["ranks_ok"] == [0, 2, 3]
+    # A timeout: no rank line, the task's own message.
+    hung = judge(healthy_sweep(), mlx_smoke={"failed": True, "msg": "The command action failed to execute in the "
+                                                               "expected time frame (120)"}, mlx_smoke_host="mac1")
+    assert codes(hung) == [("mlx_smoke_failed", "mac1", None)] and "time frame" in hung["problems"][0]["message"]
+    # The other nodes have no smoke check; a skipped smoke (a node not swept) is said, not a finding.
+    assert "mlx_allsum" not in [c["name"] for c in judge(healthy_sweep(), host="mac2", mlx_smoke=smoke_run(1, []),
+                                                         mlx_smoke_host="mac1")["checks"]]
+    skipped = judge(healthy_sweep(), mlx_smoke={"skipped": True, "changed": False}, mlx_smoke_host="mac1")
+    assert skipped["problems"] == [] and [c["detail"] for c in skipped["checks"] if c["name"] == "mlx_allsum"][
+        0].startswith("not run")
+
+
 def test_a_node_without_the_cluster_environment_is_one_finding():
     sweep = healthy_sweep()
     sweep["packages"] = {"python_path": "/opt/macops/venv/bin/python", "found": False, "python": None,
