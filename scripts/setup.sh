@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(openssh-server openssh-client sudo iproute2 iperf3 iputils-ping rsync graphviz
-  procps psmisc kmod git make python3-venv ca-certificates curl)
+  procps psmisc kmod git make python3-venv ca-certificates curl nftables)
 REQS=(requirements/test.txt requirements/lab.txt)
 STAMP=.venv/.setup-stamp
 

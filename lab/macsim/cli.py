@@ -35,10 +35,13 @@ package-version HOST NAME VERSION  NAME (e.g. mlx) installed at VERSION in every
                      under /opt (the dist-info METADATA, as pip leaves it)
 sudoers-broken HOST  a sudoers drop-in with a syntax error (sudo skips it and says so)
 ssh-key-lost HOST    the peers' mesh keys gone from HOST's authorized_keys
+pf-off HOST          pf disabled, as after `sudo pfctl -d` (the rules stay loaded)
 exo-version HOST V   exo V on HOST (pip from the lab's index: the pinned version or the one
                      before), restarted: exo nodes on different versions never meet
 exo-stale-id HOST    HOST's exo comes back with a new node id; its peers keep the old one
 exo-removed HOST     exo gone from HOST while exo.app's io.exo.networksetup daemon stays
+exo-port-blocked HOST  exo's API port (TCP 52415) dropped on HOST's Thunderbolt ports (nft in
+                     its namespace, as a pf block would): peers cannot confirm it over the cables
 clear                undo all faults
 """
 

@@ -2,14 +2,15 @@
 (ip-reset, exo #2067), a node on another exo version (a real pip install from the lab's index and a
 restart: the node leaves the cluster's namespace, as exo does), a node whose exo comes back with a
 new node id (the others keep its old one: exo #2194), and exo removed with its networksetup daemon
-left behind (exo #2279). `undo` is what `fault clear` does for each."""
+left behind (exo #2279), and exo's API port dropped on a host's Thunderbolt ports. `undo` is what `fault clear` does for each."""
 import glob
 import os
 import plistlib
 import re
 import shutil
+import subprocess
 
-from . import layout
+from . import layout, statefile
 from .faultbase import FaultError, edit_state, in_host, launchd_request, record
 
 # The exo role's defaults, which the lab's inventory keeps (exo_launchd_label, exo_venv_path, ~/.exo).
@@ -162,6 +163,41 @@ def _undo_exo_removed(paths, host):
         pass  # host is off: launchd loads the plist at boot
 
 
+# A firewall rule on the host that drops exo's API port arriving over its Thunderbolt ports (as a pf
+# block or the Application Firewall would): packet filtering in the host's own network namespace.
+EXO_API_PORT = 52415
+BLOCK_TABLE = "maclab_exo_block"
+
+
+def _tb_devices(paths, host):
+    lab = statefile.read_json(paths.lab_json)
+    devices = set(["bridge0"])
+    for cable in lab.get("cables", []):
+        for end in ("a", "b"):
+            if cable.get(end) == host:
+                devices.add(cable[end + "_device"])
+    return sorted(devices)
+
+
+def fault_exo_port_blocked(paths, host):
+    devices = ", ".join('"%s"' % device for device in _tb_devices(paths, host))
+    script = ("add table inet {table}\n"
+              "add chain inet {table} input {{ type filter hook input priority 0; policy accept; }}\n"
+              "add rule inet {table} input iifname {{ {devices} }} tcp dport {port} drop\n").format(
+                  table=BLOCK_TABLE, devices=devices, port=EXO_API_PORT)
+    done = subprocess.run(["ip", "netns", "exec", layout.netns(host), "nft", "-f", "-"], input=script,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    if done.returncode != 0:
+        raise FaultError("%s: nft could not add the rule: %s" % (host, done.stderr.strip()))
+    record(paths, "exo-port-blocked", [host])
+    return "%s: TCP %d dropped on %s" % (host, EXO_API_PORT, devices)
+
+
+def _undo_exo_port_blocked(paths, host):
+    subprocess.run(["ip", "netns", "exec", layout.netns(host), "nft", "delete", "table", "inet", BLOCK_TABLE],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
 def _restart_every_exo(paths):
     """What clears a stale id in exo: every node's exo restarted (the hosts that are up)."""
     for host in sorted(os.listdir(os.path.join(paths.root, "hosts"))):
@@ -184,6 +220,8 @@ def undo(paths, kind, host, saved):
         _restart_every_exo(paths)
     elif kind == "exo-removed":
         _undo_exo_removed(paths, host)
+    elif kind == "exo-port-blocked":
+        _undo_exo_port_blocked(paths, host)
     else:
         return False
     return True
@@ -191,5 +229,5 @@ def undo(paths, kind, host, saved):
 
 KINDS = {
     "ip-reset": (1, fault_ip_reset), "exo-version": (2, fault_exo_version), "exo-stale-id": (1, fault_exo_stale_id),
-    "exo-removed": (1, fault_exo_removed),
+    "exo-removed": (1, fault_exo_removed), "exo-port-blocked": (1, fault_exo_port_blocked),
 }

@@ -1,5 +1,5 @@
 """`maclab fault` for a node's settings and software: power (pmset), Automatic Updates, a pending
-update, a package version, a broken sudoers drop-in, lost mesh keys. Each follows the real file or
+update, a package version, a broken sudoers drop-in, lost mesh keys, pf disabled. Each follows the real file or
 command output the collection reads; `undo` is what `fault clear` does for each."""
 import os
 import plistlib
@@ -140,6 +140,18 @@ def fault_ssh_key_lost(paths, host):
     return "%s: the peers' keys are gone from authorized_keys" % host
 
 
+def fault_pf_off(paths, host):
+    """pf disabled, as after someone's `sudo pfctl -d` (the rules stay loaded; nothing filters)."""
+    with edit_state(paths, host) as state:
+        pf_state = state.get("pf") or {}
+        if not pf_state.get("enabled"):
+            raise FaultError("%s: pf is not enabled (run site.yml first)" % host)
+        saved = dict((key, pf_state.get(key)) for key in ("enabled", "tokens", "enabled_since"))
+        pf_state.update(enabled=False, tokens=[], enabled_since=None)
+    record(paths, "pf-off", [host], saved)
+    return "%s: pf disabled" % host
+
+
 def undo(paths, kind, host, saved):
     """Put back what fault ``kind`` replaced on ``host``; False for a kind this module does not know."""
     if kind in ("sleep-on", "autorestart-off"):
@@ -161,6 +173,9 @@ def undo(paths, kind, host, saved):
         for path, text in saved.items():
             with open(path, "w") as handle:
                 handle.write(text)
+    elif kind == "pf-off":
+        with edit_state(paths, host) as state:
+            state.setdefault("pf", {}).update(saved)
     elif kind == "update-pending":
         with edit_state(paths, host) as state:
             state["pending_updates"] = saved
@@ -173,5 +188,5 @@ KINDS = {
     "sleep-on": (1, fault_sleep_on), "autorestart-off": (1, fault_autorestart_off),
     "auto-update-on": (1, fault_auto_update_on), "update-pending": (1, fault_update_pending),
     "package-version": (3, fault_package_version), "sudoers-broken": (1, fault_sudoers_broken),
-    "ssh-key-lost": (1, fault_ssh_key_lost),
+    "ssh-key-lost": (1, fault_ssh_key_lost), "pf-off": (1, fault_pf_off),
 }

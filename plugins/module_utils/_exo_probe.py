@@ -13,6 +13,7 @@ import http.client
 import json
 import socket
 import time
+from concurrent.futures import ThreadPoolExecutor
 from urllib.error import URLError
 from urllib.request import ProxyHandler, build_opener
 
@@ -23,6 +24,8 @@ from ansible_collections.macops.cluster.plugins.module_utils._exo_health import 
 # second counts), and how long one may take.
 DELAY_SECONDS = 0.5
 REQUEST_TIMEOUT_SECONDS = 5
+# A peer's exo over a cable: it answers at once when reachable; a blocked port never does.
+PEER_TIMEOUT_SECONDS = 2
 VERSION_CODE = "import importlib.metadata as m; print(m.version('exo'))"
 
 
@@ -63,6 +66,21 @@ def read_version(module, python, declared):
     except OSError:
         return declared
     return installed_version(rc, stdout, declared)
+
+
+def ask_peers(links, api_port, timeout=PEER_TIMEOUT_SECONDS):
+    """[{interface, peer, address, node_id}]: the id each cable's peer answers GET /node_id with at its
+    Thunderbolt address (None when nothing answers in time), as exo asks its peers over every address it
+    knows; all at once, so a blocked port costs one timeout, not one per cable."""
+    def ask(link):
+        status, answer = _get_json("http://%s:%d/node_id" % (link["peer_ip"], api_port), timeout)
+        return {"interface": link["interface"], "peer": link.get("peer_host"), "address": link["peer_ip"],
+                "node_id": answer if status == 200 and isinstance(answer, str) else None}
+
+    if not links:
+        return []
+    with ThreadPoolExecutor(max_workers=min(8, len(links))) as pool:
+        return list(pool.map(ask, links))
 
 
 def wait_for_nodes(api_port, expected_nodes, timeout, require_all_nodes):

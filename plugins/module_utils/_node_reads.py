@@ -16,7 +16,7 @@ from xml.parsers.expat import ExpatError
 from ansible_collections.macops.cluster.plugins.module_utils import _module_commands as commands
 from ansible_collections.macops.cluster.plugins.module_utils import _pmset, _rdma_facts
 from ansible_collections.macops.cluster.plugins.module_utils._exo_health import launchdaemon_settings
-from ansible_collections.macops.cluster.plugins.module_utils._exo_probe import read_health
+from ansible_collections.macops.cluster.plugins.module_utils._exo_probe import ask_peers, read_health
 from ansible_collections.macops.cluster.plugins.module_utils._mac_facts import build_mac
 from ansible_collections.macops.cluster.plugins.module_utils._networksetup import parse_hardware_ports, parse_service_order
 from ansible_collections.macops.cluster.plugins.module_utils._ifconfig import parse_interface
@@ -176,13 +176,17 @@ def exo_python(options, settings):
     return beside if beside and os.path.exists(beside) else None
 
 
-def read_exo(module, launchctl, settings):
-    """exo's health as exo_health reads it, from the LaunchDaemon's own label and port."""
+def read_exo(module, launchctl, settings, links=None):
+    """exo's health as exo_health reads it, from the LaunchDaemon's own label and port; with the
+    cables of C(links), also what each cable's peer exo answers at its Thunderbolt address (C(peers))."""
     options = module.params["exo"]
-    return read_health(module, launchctl, settings["label"],
-                       settings["api_port"], options["expected_nodes"], options["timeout"],
-                       options["require_all_nodes"], python=exo_python(options, settings), version=None,
-                       identify=True)
+    health = read_health(module, launchctl, settings["label"],
+                         settings["api_port"], options["expected_nodes"], options["timeout"],
+                         options["require_all_nodes"], python=exo_python(options, settings), version=None,
+                         identify=True)
+    if links is not None:
+        health["peers"] = ask_peers(links, settings["api_port"])
+    return health
 
 
 # Asked of the environment's own interpreter: its version and each distribution's (null when it is

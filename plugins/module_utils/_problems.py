@@ -345,6 +345,21 @@ REGISTRY = {
         WARNING, "report",
         "A service the collection runs (exo) is not running.",
         "Read the service's log on the node, then run the playbook again to restart it."),
+    "exo_port_unreachable": _code(
+        ERROR, "doctor",
+        "A peer's exo does not answer on its API port at its Thunderbolt address (a firewall rule, pf or the "
+        "Application Firewall): exo cannot confirm that peer over the cable, so no instance spans it.",
+        "Let exo's ports (TCP 52414-52415, UDP 52413) in from the Thunderbolt networks on the peer (site.yml "
+        "--tags firewall), and allow exo's Python in the Application Firewall."),
+    "firewall_pf_disabled": _code(
+        ERROR, "doctor",
+        "pf is disabled on a node the firewall role configured: exo's and MLX's ports are open to every network.",
+        "Run site.yml --tags firewall, or `sudo pfctl -E -f /etc/pf.conf` on the node."),
+    "firewall_rules_missing": _code(
+        ERROR, "doctor",
+        "pf is on but the cluster's anchor holds no rules (a macOS update replaced /etc/pf.conf, or a flush): exo's "
+        "and MLX's ports are open to every network.",
+        "Run site.yml --tags firewall (it puts the anchor back into pf.conf and loads it)."),
     "exo_stale_node_id": _code(
         WARNING, "doctor",
         "exo's /state lists a node id no node has now (a node that left, or came back with a new id): exo "

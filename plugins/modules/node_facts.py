@@ -335,6 +335,9 @@ exo:
       M(macops.cluster.exo_health) judges) and C(message) (the readings and what to check; empty when healthy).
     - C(node_id) (exo's GET /node_id, null when the API is silent) and C(node_ids) (every id its C(/state) lists,
       sorted), so a caller that knows every node's id can tell a departed or renewed node's stale id.
+    - With C(links) gathered too, C(peers) lists each of its cables (C(interface), C(peer), C(address)) with the
+      C(node_id) the peer's exo answers at its Thunderbolt address, on this node's exo API port (null when none
+      answers within 2 seconds).
   type: dict
   returned: when C(exo) is gathered
   sample: {"installed": true, "label": "org.macops.exo", "api_port": 52415, "running": true, "api_ok": true,
@@ -441,7 +444,8 @@ def collect(module):
         exo_found = exo_settings(module)
         if exo_found is not None:
             launchctl = commands.require_command(module, "launchctl")
-            jobs["exo"] = lambda: read_exo(module, launchctl, exo_found)
+            jobs["exo"] = lambda: read_exo(module, launchctl, exo_found,
+                                           wanted_links if "links" in groups else None)
     if "ssh" in groups:
         ssh_targets = plan_ssh(module)
         ssh_options = module.params["ssh"]

@@ -171,6 +171,35 @@ def _current_exo_ids(sweeps):
     return ids
 
 
+def _exo_peers(host, node, sweeps):
+    """exo's API port over each cable: the peer's exo must answer at its Thunderbolt address with its
+    own id, as exo confirms its peers. Only where the peer's exo answered on its node and the cable
+    itself answers pings (a dead cable or a stopped exo is its own finding)."""
+    exo = node.get("exo")
+    if not isinstance(exo, dict) or not isinstance(exo.get("peers"), list) or not exo["peers"]:
+        return []
+    pinged = dict((link.get("interface"), link.get("ok")) for link in (node.get("links") or {}).get("links") or [])
+    problems = []
+    for answer in exo["peers"]:
+        other = sweeps.get(answer.get("peer"))
+        peer_id = ((other or {}).get("exo") or {}).get("node_id") if isinstance(other, dict) else None
+        if not peer_id or pinged.get(answer.get("interface")) is False or answer.get("node_id") == peer_id:
+            continue
+        said = "answers as %s" % answer["node_id"] if answer.get("node_id") else "does not answer"
+        problems.append(problem(
+            "exo_port_unreachable", "%s: exo on %s %s at %s over %s (port %s): exo cannot confirm that peer over this "
+            "cable, so it neither places a ring nor RDMA across it." % (
+                answer.get("interface"), answer.get("peer"), said, answer.get("address"), answer.get("interface"),
+                exo.get("api_port")),
+            "Let exo's ports (TCP 52414-52415, UDP 52413) in from the Thunderbolt networks on %s: site.yml --tags "
+            "firewall puts the collection's pf rules back (`sudo pfctl -a macops -s rules` lists them), and the macOS "
+            "Application Firewall must allow exo's Python." % answer.get("peer"),
+            host=host, port=answer.get("interface"), peer=answer.get("peer"),
+            details={"address": answer.get("address"), "answered": answer.get("node_id"), "expected": peer_id}))
+    detail = "%d of %d cables reach the peer's exo" % (len(exo["peers"]) - len(problems), len(exo["peers"]))
+    return _judged("exo_over_thunderbolt", detail, problems)
+
+
 def _exo_stale(host, node, sweeps, label):
     exo = node.get("exo")
     if not isinstance(exo, dict) or not exo.get("node_id"):
@@ -312,6 +341,33 @@ def _software(host, sweep, sweeps, settings):
     return _judged("software", detail, problems)
 
 
+def _firewall(host, node, settings):
+    """pf on with the cluster's anchor, where the firewall role installed its LaunchDaemon."""
+    wanted = settings.get("firewall") or {}
+    pf = wanted.get("pf")
+    entry = (node.get("files") or {}).get(wanted.get("plist")) or {}
+    if not isinstance(pf, dict) or pf.get("skipped") or not entry.get("exists"):
+        return []
+    if pf.get("failed") or pf.get("unreachable") or "enabled" not in pf:
+        found = problem(
+            "check_failed", "pf's status could not be read on %s: %s" % (host, (pf.get("msg") or "")[-300:]),
+            "pfctl needs root even to read: give the connecting user a become password or the sudoers role's rules, "
+            "or set doctor_check_firewall false.", host=host)
+        return [_verdict("firewall", False, "pf not read", found)]
+    fix = ("Run site.yml --tags firewall (it loads the rules and enables pf), or on %s `sudo pfctl -E -f /etc/pf.conf`; "
+           "the firewall role's LaunchDaemon does the same at every boot." % host)
+    if not pf["enabled"]:
+        found = problem("firewall_pf_disabled", "pf is disabled on %s: exo's and MLX's ports are open to every network, "
+                        "not only the cluster's." % host, fix, host=host)
+        return [_verdict("firewall", False, "pf disabled", found)]
+    if not pf.get("anchor_rules"):
+        found = problem("firewall_rules_missing", "pf is on on %s but its anchor %s holds no rules (a macOS update that "
+                        "replaced /etc/pf.conf, or pfctl -F): exo's and MLX's ports are open to every network." % (
+                            host, pf.get("anchor")), fix, host=host)
+        return [_verdict("firewall", False, "anchor %s empty" % pf.get("anchor"), found)]
+    return [_verdict("firewall", True, "pf enabled, %d rules in anchor %s" % (len(pf["anchor_rules"]), pf.get("anchor")))]
+
+
 def _smoke_lines(smoke):
     """The JSON line each rank of the smoke script printed (roles/mlx/templates/mlx_smoke.py)."""
     ranks = []
@@ -389,6 +445,7 @@ def node_findings(host, mac, node, macs, settings, cabling=None, sweeps=None):
     results += _rdma(host, node, bool(settings.get("rdma_required")))
     results += _wired_limit(host, node)
     results += _exo(host, node, bool(settings.get("exo_expected")))
+    results += _exo_peers(host, node, sweeps or {host: node})
     results += _exo_stale(host, node, sweeps or {host: node}, (node.get("exo") or {}).get("label") or "org.macops.exo")
     results += _networksetup_daemon(host, node)
     results += _updates(host, node)
@@ -397,6 +454,7 @@ def node_findings(host, mac, node, macs, settings, cabling=None, sweeps=None):
     results += _software(host, node, sweeps or {host: node}, settings)
     results += _sudo(host, node)
     results += _ssh(host, node)
+    results += _firewall(host, node, settings)
     results += _mlx_smoke(host, settings)
     return {"checks": [pair[0] for pair in results if pair[0] is not None],
             "problems": _once(preflight["problems"] + [pair[1] for pair in results if pair[1] is not None])}

@@ -67,6 +67,7 @@ def test_a_healthy_lab_has_no_problem_and_the_sweep_changes_nothing(doctor):
     assert all(c["ok"] for c in checks.values()), checks
     assert checks["mlx_allsum"]["detail"] == "all_sum over 4 ranks = 10.0 (expected 10.0)", checks["mlx_allsum"]
     assert "exo_node_ids" in checks and checks["exo_node_ids"]["ok"]
+    assert checks["firewall"]["detail"].startswith("pf enabled, ") and checks["exo_over_thunderbolt"]["ok"]
     # Every node was swept (its commands are in its shim log) and none of them changes anything.
     assert all(len(log_lines(h, "shim.log")) > marks[h] for h in HOSTS)
     assert changing_commands(marks) == dict((h, []) for h in HOSTS)
@@ -185,6 +186,10 @@ ALONE = [
     # mac2's exo comes back with a new id: every peer still lists the old one (exo #2194).
     (("exo-stale-id", "mac2"), {("exo_stale_node_id", "mac1", None), ("exo_stale_node_id", "mac3", None),
                                 ("exo_stale_node_id", "mac4", None)}, {"mac1", "mac3", "mac4"}),
+    (("pf-off", "mac1"), {("firewall_pf_disabled", "mac1", None)}, {"mac1"}),
+    # exo's port dropped on mac2's cables: every peer's exo fails to reach it over its cable to mac2.
+    (("exo-port-blocked", "mac2"), {("exo_port_unreachable", "mac1", "mac2"), ("exo_port_unreachable", "mac3", "mac2"),
+                                    ("exo_port_unreachable", "mac4", "mac2")}, {"mac1", "mac3", "mac4"}),
     # Last two: `fault clear` stops the daemon but leaves the addresses it reset (the module fixture's
     # site.yml puts them back), as on a Mac. exo gone from mac3, its networksetup daemon left behind:
     # its peers still list mac3's exo id.

@@ -253,6 +253,52 @@ def test_the_mlx_smoke_is_judged_on_the_node_that_launched_it():
         0].startswith("not run")
 
 
+def test_a_peers_exo_that_does_not_answer_over_its_cable_is_found_on_that_port():
+    mine = exo_sweep("12D3KooWA", ["12D3KooWA", "12D3KooWB", "12D3KooWC"])
+    mine["exo"]["api_port"] = 52415
+    mine["exo"]["peers"] = [
+        {"interface": "en3", "peer": "mac2", "address": "198.19.0.2", "node_id": "12D3KooWB"},
+        {"interface": "en4", "peer": "mac3", "address": "198.19.0.6", "node_id": None},
+        {"interface": "en5", "peer": "mac4", "address": "198.19.0.10", "node_id": None}]
+    mine["links"]["links"] = [{"interface": "en3", "ok": True}, {"interface": "en4", "ok": True},
+                              {"interface": "en5", "ok": False}]
+    others = {"mac2": exo_sweep("12D3KooWB", []), "mac3": exo_sweep("12D3KooWC", []), "mac4": exo_sweep("12D3KooWD", [])}
+    result = judge(mine, others=others)
+    # en5's cable does not answer pings (its own finding, here the links check's): no exo finding on it.
+    found = [p for p in result["problems"] if p["code"] == "exo_port_unreachable"]
+    assert [(p["host"], p["port"], p["peer"]) for p in found] == [("mac1", "en4", "mac3")]
+    assert "198.19.0.6" in found[0]["message"] and "--tags firewall" in found[0]["fix"]
+    assert found[0]["details"] == {"address": "198.19.0.6", "answered": None, "expected": "12D3KooWC"}
+    # A peer whose exo did not answer on its own node is not judged over the cable.
+    others["mac3"]["exo"]["node_id"] = None
+    assert not [p for p in judge(mine, others=others)["problems"] if p["code"] == "exo_port_unreachable"]
+
+
+PF_PLIST = "/Library/LaunchDaemons/org.macops.pf.plist"
+
+
+def pf_read(enabled=True, rules=("pass in quick inet proto tcp from 198.19.0.0/16 to any port = 52415",)):
+    return {"changed": False, "enabled": enabled, "status": "Enabled" if enabled else "Disabled", "anchor": "macops",
+            "anchor_rules": list(rules), "anchor_error": None}
+
+
+def test_pf_must_be_on_with_the_clusters_rules_where_the_firewall_role_put_its_daemon():
+    sweep = healthy_sweep()
+    sweep["files"] = {PF_PLIST: {"exists": True}}
+    firewall = {"plist": PF_PLIST}
+    on = judge(sweep, firewall=dict(firewall, pf=pf_read()))
+    assert on["problems"] == [] and [c["detail"] for c in on["checks"] if c["name"] == "firewall"] == [
+        "pf enabled, 1 rules in anchor macops"]
+    assert codes(judge(sweep, firewall=dict(firewall, pf=pf_read(enabled=False)))) == [("firewall_pf_disabled", "mac1", None)]
+    assert codes(judge(sweep, firewall=dict(firewall, pf=pf_read(rules=())))) == [("firewall_rules_missing", "mac1", None)]
+    refused = judge(sweep, firewall=dict(firewall, pf={"failed": True, "msg": "sudo: a password is required"}))
+    assert codes(refused) == [("check_failed", "mac1", None)] and "password" in refused["problems"][0]["message"]
+    # No firewall role on the node (its own firewall, or firewall_state absent), or the check off: nothing to judge.
+    sweep["files"] = {PF_PLIST: {"exists": False}}
+    assert judge(sweep, firewall=dict(firewall, pf=pf_read(enabled=False)))["problems"] == []
+    assert "firewall" not in [c["name"] for c in judge(sweep, firewall=dict(firewall, pf=None))["checks"]]
+
+
 def test_a_node_without_the_cluster_environment_is_one_finding():
     sweep = healthy_sweep()
     sweep["packages"] = {"python_path": "/opt/macops/venv/bin/python", "found": False, "python": None,
