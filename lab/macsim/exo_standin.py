@@ -113,6 +113,7 @@ class Discovery:
         self.names = {me: name}
         self.last_seen = {me: _now()}
         self.order = [me]
+        self.pending = set()
         self.lock = threading.Lock()
 
     def announcement(self):
@@ -150,15 +151,32 @@ class Discovery:
             return
         if peer.get("namespace") != self.namespace or peer_id == self.me:
             return
+        name = str(peer.get("friendlyName") or peer_id)
         with self.lock:
-            known = peer_id in self.last_seen
-        if not known and not self.confirmed(address, port, peer_id):
-            return
+            if peer_id in self.last_seen:
+                self.names[peer_id], self.last_seen[peer_id] = name, _now()
+                return
+            if (peer_id, address) in self.pending:
+                return
+            self.pending.add((peer_id, address))
+        # Asked beside the listener, as exo polls its peers apart from discovery: an address that never
+        # answers (a blocked port, an address gone) must not hold up the announcements behind it.
+        threading.Thread(target=self.confirm, args=(peer_id, name, address, port), daemon=True).start()
+
+    def confirm(self, peer_id, name, address, port):
+        try:
+            ok = self.confirmed(address, port, peer_id)
+        finally:
+            with self.lock:
+                self.pending.discard((peer_id, address))
+        if ok:
+            self.joined(peer_id, name)
+
+    def joined(self, peer_id, name):
         with self.lock:
-            if not known:
+            if peer_id not in self.last_seen:
                 self.order.append(peer_id)
-            self.names[peer_id] = str(peer.get("friendlyName") or peer_id)
-            self.last_seen[peer_id] = _now()
+            self.names[peer_id], self.last_seen[peer_id] = name, _now()
 
     @staticmethod
     def confirmed(address, port, peer_id):

@@ -135,8 +135,33 @@ def reboot_now(host):
     wait_until(lambda: ssh(host, "true", check=False, timeout=10).returncode != 0, 30, message="%s going down" % host)
 
 
+# The lab's exo distributions (lab/macsim/exo_dist.py): the pin and the release before it.
 PINNED_EXO = exo_dist.pinned_version()
 OLDER_EXO = exo_dist.other_version(PINNED_EXO)
+EXO_VERSION = "/opt/macops/exo-venv/bin/python -c 'import importlib.metadata as m; print(m.version(\"exo\"))'"
+
+
+def test_exo_is_installed_at_its_pin_and_site_upgrades_a_node_left_behind(doctor, site, faults):
+    # The exo role's pinned install, from the lab's index (the stand-in's distribution, as a
+    # cluster's own index would serve exo), on every node.
+    assert dict((h, ssh(h, EXO_VERSION).stdout.strip()) for h in HOSTS) == dict((h, PINNED_EXO) for h in HOSTS)
+    maclab("fault", "exo-version", "mac4", OLDER_EXO)
+    assert ssh("mac4", EXO_VERSION).stdout.strip() == OLDER_EXO
+    doctor()
+    report = doctor.report()
+    assert {("software_pin_mismatch", "mac4", None, None), ("service_not_running", "mac4", None, None)} <= found(report)
+    # The split is real: mac4's exo, in its own version's namespace, lists only itself.
+    mac4 = [p for p in report["problems"] if p["code"] == "service_not_running" and p["host"] == "mac4"][0]
+    assert mac4["details"]["nodes_seen"] == 1, mac4
+
+    # site.yml upgrades mac4 to the pin (pip, then exo restarted) and changes nothing elsewhere.
+    proc = site(check=False)
+    assert proc.returncode == 0, proc.stdout[-6000:]
+    changed = recap(proc.stdout)
+    assert changed["mac4"]["changed"] > 0 and all(changed[h]["changed"] == 0 for h in ("mac1", "mac2", "mac3")), changed
+    assert ssh("mac4", EXO_VERSION).stdout.strip() == PINNED_EXO
+    healthy = doctor()
+    assert healthy.returncode == 0 and doctor.report()["problems"] == [], doctor.report()["problems"]
 
 
 # Each lab fault alone: (fault arguments, what doctor.yml must find as (code, host, peer), the hosts
@@ -234,29 +259,3 @@ def test_each_lab_fault_alone_is_found_on_its_host_with_the_fix(doctor, alone, f
         if fault[0] == "wired-reset":
             # Not a recorded fault: put back the limit the node had.
             sudo(fault[1], "/usr/sbin/sysctl -w iogpu.wired_limit_mb=%s" % wired)
-
-
-EXO_VERSION = "/opt/macops/exo-venv/bin/python -c 'import importlib.metadata as m; print(m.version(\"exo\"))'"
-
-
-def test_exo_is_installed_at_its_pin_and_site_upgrades_a_node_left_behind(doctor, site, faults):
-    # The exo role's pinned install, from the lab's index (the stand-in's distribution, as a
-    # cluster's own index would serve exo), on every node.
-    assert dict((h, ssh(h, EXO_VERSION).stdout.strip()) for h in HOSTS) == dict((h, PINNED_EXO) for h in HOSTS)
-    maclab("fault", "exo-version", "mac4", OLDER_EXO)
-    assert ssh("mac4", EXO_VERSION).stdout.strip() == OLDER_EXO
-    doctor()
-    report = doctor.report()
-    assert {("software_pin_mismatch", "mac4", None, None), ("service_not_running", "mac4", None, None)} <= found(report)
-    # The split is real: mac4's exo, in its own version's namespace, lists only itself.
-    mac4 = [p for p in report["problems"] if p["code"] == "service_not_running" and p["host"] == "mac4"][0]
-    assert mac4["details"]["nodes_seen"] == 1, mac4
-
-    # site.yml upgrades mac4 to the pin (pip, then exo restarted) and changes nothing elsewhere.
-    proc = site(check=False)
-    assert proc.returncode == 0, proc.stdout[-6000:]
-    changed = recap(proc.stdout)
-    assert changed["mac4"]["changed"] > 0 and all(changed[h]["changed"] == 0 for h in ("mac1", "mac2", "mac3")), changed
-    assert ssh("mac4", EXO_VERSION).stdout.strip() == PINNED_EXO
-    healthy = doctor()
-    assert healthy.returncode == 0 and doctor.report()["problems"] == [], doctor.report()["problems"]

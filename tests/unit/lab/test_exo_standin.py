@@ -70,8 +70,19 @@ def discovery(me, namespace="1.0.71"):
     return exo_standin.Discovery(me, me.lower(), namespace, 52415)
 
 
+class AtOnce:
+    """threading.Thread that runs its target when started, so a confirmation ends before heard() returns."""
+
+    def __init__(self, target, args=(), daemon=None):
+        self.target, self.args = target, args
+
+    def start(self):
+        self.target(*self.args)
+
+
 def test_a_peer_joins_from_its_namespace_once_its_node_id_confirms_and_is_never_forgotten(monkeypatch):
     answers = {}
+    monkeypatch.setattr(exo_standin.threading, "Thread", AtOnce)
     monkeypatch.setattr(exo_standin.Discovery, "confirmed",
                         staticmethod(lambda address, port, peer_id: answers.get(address) == peer_id))
     mine, peer, other_version = discovery("A"), discovery("B"), discovery("C", namespace="1.0.70")
@@ -115,3 +126,29 @@ def test_announcements_only_go_to_the_labs_networks(monkeypatch):
     monkeypatch.setattr(exo_standin.fcntl, "ioctl", ioctl)
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
         assert exo_standin.broadcast_addresses(sock) == ["198.18.0.255", "198.19.0.3"]
+
+
+def test_an_address_that_never_answers_does_not_hold_up_the_next_announcement(monkeypatch):
+    # The first confirmation hangs (a blocked port); the listener goes on and a peer over another
+    # address joins meanwhile; the hanging address is asked once, not once per announcement.
+    import threading
+    release, asked = threading.Event(), []
+
+    def confirmed(address, port, peer_id):
+        asked.append(address)
+        if address == "198.19.0.2":
+            release.wait(5)
+            return False
+        return True
+
+    monkeypatch.setattr(exo_standin.Discovery, "confirmed", staticmethod(confirmed))
+    mine, peer = discovery("A"), discovery("B")
+    for _ in range(3):
+        mine.heard(peer.announcement(), "198.19.0.2")
+    mine.heard(peer.announcement(), "198.18.0.12")
+    for _ in range(50):
+        if "B" in mine.state()["topology"]["nodes"]:
+            break
+        __import__("time").sleep(0.02)
+    assert mine.state()["topology"]["nodes"] == ["A", "B"] and asked.count("198.19.0.2") == 1
+    release.set()
