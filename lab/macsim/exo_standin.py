@@ -41,7 +41,7 @@ MAGIC = b"EXO"
 ANNOUNCE_SECONDS = 1.0
 # Announcements leave only toward the lab's own networks (its rule: nothing outside 198.18.0.0/15).
 LAB_NETWORK = ipaddress.ip_network("198.18.0.0/15")
-SIOCGIFBRDADDR = 0x8919
+SIOCGIFADDR, SIOCGIFNETMASK = 0x8915, 0x891b
 
 
 def node_id(name):
@@ -91,17 +91,24 @@ def _now():
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
+def _ioctl_address(sock, request, name):
+    packed = fcntl.ioctl(sock.fileno(), request, struct.pack("256s", name.encode()[:15]))
+    return socket.inet_ntoa(packed[20:24])
+
+
 def broadcast_addresses(sock):
-    """The IPv4 broadcast address of every interface, inside the lab's networks only."""
+    """The IPv4 broadcast address of every interface (from its address and netmask: an address
+    added without `brd` has none of its own), inside the lab's networks only."""
     found = []
     for dummy, name in socket.if_nameindex():
         try:
-            packed = fcntl.ioctl(sock.fileno(), SIOCGIFBRDADDR, struct.pack("256s", name.encode()[:15]))
+            address = _ioctl_address(sock, SIOCGIFADDR, name)
+            netmask = _ioctl_address(sock, SIOCGIFNETMASK, name)
         except OSError:  # no IPv4 address on it
             continue
-        address = socket.inet_ntoa(packed[20:24])
-        if ipaddress.ip_address(address) in LAB_NETWORK:
-            found.append(address)
+        broadcast = str(ipaddress.ip_network("%s/%s" % (address, netmask), strict=False).broadcast_address)
+        if ipaddress.ip_address(broadcast) in LAB_NETWORK and broadcast not in found:
+            found.append(broadcast)
     return found
 
 
