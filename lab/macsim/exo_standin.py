@@ -212,7 +212,9 @@ def main(argv=None):
         with open(os.path.join(home, "standin.json"), "w") as handle:
             json.dump({"argv": sys.argv, "uid": os.getuid(), "env": dict(os.environ)}, handle)
     if nodes:
-        me = node_id(nodes[0])
+        # This node is the listed name its host has (the lab's hosts have their own hostnames).
+        here = socket.gethostname().split(".")[0]
+        me = node_id(here if here in nodes else nodes[0])
         fixed = state_for([node_id(n) for n in nodes], dict((node_id(n), n) for n in nodes), {})
         current_state = lambda: fixed  # noqa: E731 - the same answer every time
     else:

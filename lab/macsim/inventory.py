@@ -3,7 +3,7 @@ import os
 import re
 import secrets
 
-from . import layout, testmodel, topology
+from . import exo_dist, layout, testmodel, topology
 
 INVENTORY_DIR = os.path.join(layout.REPO_ROOT, "inventories", "lab")
 MLX_PACKAGE_SPEC = "mlx[cpu]==0.32.4"
@@ -84,8 +84,9 @@ ansible_python_interpreter: /usr/bin/python3
 # exo cannot run in the lab (no Metal, no macmon), so the lab's index serves an `exo` built from the
 # lab's stand-in (lab/macsim/exo_dist.py; it serves exo's documented /state and /node_id and finds
 # its peers by namespace, as exo does), at the pinned version and the one before. The exo role
-# installs it with pip, as a cluster installs exo from its own index.
-exo_package_spec: "exo=={{ macops_exo_version }}"
+# installs it with pip, as a cluster installs exo from its own index. The pin as `up` read it from the
+# macops role's defaults (written out: a play that checks its inputs without that role still reads it).
+exo_package_spec: "exo==%(exo)s"
 # The lab's cables are veth pairs shaped with tc tbf: what a cable should carry is its shaped rate
 # (maclab up --link-rate; a degraded cable is a TB4 one), not a Mac's.
 benchmark_baselines:
@@ -108,7 +109,7 @@ benchmark_generate_backend: ring
 benchmark_exo_model: tiny-qwen2
 """ % {"index": layout.PACKAGE_INDEX_URL.replace("://", "://maclab:%s@" % secrets.token_urlsafe(12), 1),
        "controller": layout.CONTROLLER_IP, "mlx": MLX_PACKAGE_SPEC, "model": testmodel.LAB_MODEL_PATH,
-       "pool": layout.TB_ADDRESS_POOL,
+       "pool": layout.TB_ADDRESS_POOL, "exo": exo_dist.pinned_version(),
        "tb5_rate": lab["link_rate"], "tb5_gbps": rate_gbps(lab["link_rate"]),
        "tb4_rate": topology.DEFAULT_TB4_RATE, "tb4_gbps": rate_gbps(topology.DEFAULT_TB4_RATE)})
 
