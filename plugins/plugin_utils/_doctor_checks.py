@@ -200,10 +200,11 @@ def _exo_peers(host, node, sweeps):
     return _judged("exo_over_thunderbolt", detail, problems)
 
 
-def _exo_stale(host, node, sweeps, label):
+def _exo_stale(host, node, sweeps):
     exo = node.get("exo")
     if not isinstance(exo, dict) or not exo.get("node_id"):
         return []
+    label = exo.get("label") or "org.macops.exo"
     current = _current_exo_ids(sweeps)
     if current is None:
         return [_verdict("exo_node_ids", True, "not judged: not every node's exo answered with its id")]
@@ -446,7 +447,7 @@ def node_findings(host, mac, node, macs, settings, cabling=None, sweeps=None):
     results += _wired_limit(host, node)
     results += _exo(host, node, bool(settings.get("exo_expected")))
     results += _exo_peers(host, node, sweeps or {host: node})
-    results += _exo_stale(host, node, sweeps or {host: node}, (node.get("exo") or {}).get("label") or "org.macops.exo")
+    results += _exo_stale(host, node, sweeps or {host: node})
     results += _networksetup_daemon(host, node)
     results += _updates(host, node)
     results += _auto_updates(host, node)
