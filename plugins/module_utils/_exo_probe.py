@@ -17,6 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from urllib.error import URLError
 from urllib.request import ProxyHandler, build_opener
 
+from ansible_collections.macops.cluster.plugins.module_utils import _module_commands as commands
 from ansible_collections.macops.cluster.plugins.module_utils._exo_health import (
     installed_version, launchd_state, node_count, node_ids, sees_enough)
 
@@ -57,14 +58,11 @@ def ask_identity(api_port, timeout=REQUEST_TIMEOUT_SECONDS):
     return {"node_id": own if status == 200 and isinstance(own, str) else None, "node_ids": node_ids(state)}
 
 
-def read_version(module, python, declared):
+def read_version(python, declared):
     """exo's version from its own environment's interpreter, else the declared one."""
     if not python:
         return declared
-    try:
-        rc, stdout, dummy = module.run_command([python, "-c", VERSION_CODE], handle_exceptions=False)
-    except OSError:
-        return declared
+    rc, stdout, dummy = commands.result_of([python, "-c", VERSION_CODE])
     return installed_version(rc, stdout, declared)
 
 
@@ -94,17 +92,17 @@ def wait_for_nodes(api_port, expected_nodes, timeout, require_all_nodes):
         time.sleep(DELAY_SECONDS)
 
 
-def read_health(module, launchctl, label, api_port, expected_nodes, timeout, require_all_nodes,
+def read_health(launchctl, label, api_port, expected_nodes, timeout, require_all_nodes,
                 health_check=True, python=None, version="", identify=False):
     """{version, running, api_ok, nodes_seen, nodes_expected}: the job from `launchctl print
     system/LABEL` (113: launchd knows no such job; whatever else fails also means not running) and,
     while it is loaded and health_check asks for it, /state until it lists expected_nodes. With
     ``identify``, also {node_id, node_ids} (ask_identity's; None and [] when the API is silent)."""
-    rc, stdout, dummy = module.run_command([launchctl, "print", "system/" + label])
+    rc, stdout, dummy = commands.result_of([launchctl, "print", "system/" + label])
     loaded = rc == 0
     api_ok, seen = wait_for_nodes(api_port, expected_nodes, timeout, require_all_nodes) \
         if health_check and loaded else (False, 0)
-    health = {"version": read_version(module, python, version),
+    health = {"version": read_version(python, version),
               "running": loaded and launchd_state(stdout) == "running",
               "api_ok": api_ok, "nodes_seen": seen, "nodes_expected": expected_nodes}
     if identify:

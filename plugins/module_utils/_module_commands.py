@@ -5,12 +5,22 @@
 
 Binaries are looked up with ``opt_dirs`` first because a non-interactive SSH session has a
 minimal PATH (ansible/ansible#12063) and Homebrew can shadow system tools.
+
+Commands run through :func:`execute`, not ``AnsibleModule.run_command``: run_command's read loop
+ends when a ``select()`` that waited a second came back empty and the process has exited by the
+next line, so output the process wrote in between is never read (ansible/ansible#51393, still so in
+ansible-core 2.21). A command that takes about a second and prints at the end, on a busy machine
+with reads in threads, then "succeeds" with no output: the lab's doctor sweeps saw exactly that.
+``communicate()`` reads both pipes to their end, and gives every command a time limit.
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import os
+import signal
+import subprocess
 import threading
 
 from ansible_collections.macops.cluster.plugins.module_utils._parsing import ParseError
@@ -40,6 +50,52 @@ SYSTEM_DIRS = {
 }
 
 
+# The longest a read may take (`softwareupdate --list` asks Apple's servers; everything else answers
+# in seconds): a hung command becomes a failed read, never a hung run.
+READ_TIMEOUT_SECONDS = 120
+
+
+def _text(data):
+    return data.decode("utf-8", "surrogateescape") if data else ""
+
+
+def execute(argv, timeout=None):
+    """(rc, stdout, stderr) of argv (no shell) as text, both pipes read to their end. With a
+    timeout, a command still running after it is killed with its whole process group: its exit
+    status is then negative (-9, as for any process SIGKILL ended) and stderr ends with a line that
+    says so. A command that cannot start raises OSError."""
+    # Popen, not run_command, for the race in the module docstring (ansible/ansible#51393).
+    process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,  # pylint: disable=ansible-bad-function
+                               stderr=subprocess.PIPE, start_new_session=timeout is not None)
+    try:
+        stdout, stderr = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        try:
+            stdout, stderr = process.communicate(timeout=5)
+        except subprocess.TimeoutExpired:
+            # Something it started still holds the pipes open: give up on the rest of its output.
+            stdout, stderr = b"", b""
+            process.stdout.close()
+            process.stderr.close()
+        process.wait()
+        note = "`%s` did not finish within %g seconds" % (" ".join(argv), timeout)
+        return process.returncode, _text(stdout), (_text(stderr) + "\n" + note).strip()
+    return process.returncode, _text(stdout), _text(stderr)
+
+
+def result_of(argv, timeout=READ_TIMEOUT_SECONDS):
+    """execute()'s result; a command that cannot start gives exit status 127 with the error as
+    stderr, so a caller in a thread never raises (fail_json there cannot end the module)."""
+    try:
+        return execute(argv, timeout)
+    except OSError as exc:
+        return 127, "", "cannot run %s: %s" % (argv[0], exc)
+
+
 def find_command(module, name):
     """Absolute path of a macOS tool, or None when it is not installed."""
     return module.get_bin_path(name, opt_dirs=SYSTEM_DIRS.get(name, []))
@@ -61,24 +117,19 @@ def succeeded(module, argv, result):
     return stdout
 
 
-def run(module, argv):
+def run(module, argv, timeout=READ_TIMEOUT_SECONDS):
     """Run argv (no shell); fail the module with the command's stderr on a non-zero exit."""
-    return succeeded(module, argv, module.run_command(argv))
+    return succeeded(module, argv, result_of(argv, timeout))
 
 
-def run_parallel(module, argvs):
+def run_parallel(argvs, timeout=READ_TIMEOUT_SECONDS):
     """Run independent read-only commands at once (threads: networksetup, system_profiler and
     friends each take a noticeable fraction of a second); their (rc, stdout, stderr) in the order
-    given. None stands for a command that is not there (argv None). A command that cannot start
-    gives exit status 127 with the error as stderr: run_command's own handling would call
-    fail_json inside the thread, where it cannot end the module."""
+    given (result_of's). None stands for a command that is not there (argv None)."""
     results = [None] * len(argvs)
 
     def one(index):
-        try:
-            results[index] = module.run_command(argvs[index], handle_exceptions=False)
-        except OSError as exc:
-            results[index] = (127, "", "cannot run %s: %s" % (argvs[index][0], exc))
+        results[index] = result_of(argvs[index], timeout)
 
     threads = [threading.Thread(target=one, args=(index,)) for index in range(len(argvs)) if argvs[index]]
     for thread in threads:
@@ -117,7 +168,7 @@ def run_beside(module, run_reads, jobs):
 def run_many(module, argvs):
     """run_parallel(); their stdout in the order given. Fails like run() for the first command, in
     that order, that exited non-zero, once all of them have finished."""
-    return [succeeded(module, argv, result) for argv, result in zip(argvs, run_parallel(module, argvs))]
+    return [succeeded(module, argv, result) for argv, result in zip(argvs, run_parallel(argvs))]
 
 
 def parse(module, parser, *args):

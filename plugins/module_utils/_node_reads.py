@@ -45,11 +45,6 @@ AUTO_UPDATE_KEYS = ("AutomaticCheckEnabled", "AutomaticDownload", "Automatically
 LAUNCHD_NOT_LOADED = 113
 
 
-# Reads that may print nothing when they work: `softwareupdate --list` says "No new software available."
-# on stderr (and asking it again costs seconds of Apple's servers).
-QUIET_READS = ("updates",)
-
-
 class Reads(object):
     """The argvs of one run, by key, started together; their results by the same key."""
 
@@ -64,18 +59,12 @@ class Reads(object):
         self.argvs.append(argv)
 
     def run(self):
-        for key, result in zip(self.keys, commands.run_parallel(self.module, self.argvs)):
+        for key, result in zip(self.keys, commands.run_parallel(self.argvs)):
             self.results[key] = result
 
     def output(self, key):
-        """stdout of a read that must succeed. One that exited 0 without a word is asked once more on
-        its own: every read here prints something when it works, and the lab's doctor tests saw
-        `pmset -g` come back empty, rarely, among a sweep's parallel reads (cause not found yet)."""
-        argv = self.argvs[self.keys.index(key)]
-        rc, stdout, stderr = self.results[key]
-        if rc == 0 and not (stdout or "").strip() and key not in QUIET_READS:
-            self.results[key] = self.module.run_command(argv)
-        return commands.succeeded(self.module, argv, self.results[key])
+        """stdout of a read that must succeed."""
+        return commands.succeeded(self.module, self.argvs[self.keys.index(key)], self.results[key])
 
 
 def read_mac(module, reads):
@@ -191,7 +180,7 @@ def read_exo(module, launchctl, settings, links=None):
     """exo's health as exo_health reads it, from the LaunchDaemon's own label and port; with the
     cables of C(links), also what each cable's peer exo answers at its Thunderbolt address (C(peers))."""
     options = module.params["exo"]
-    health = read_health(module, launchctl, settings["label"],
+    health = read_health(launchctl, settings["label"],
                          settings["api_port"], options["expected_nodes"], options["timeout"],
                          options["require_all_nodes"], python=exo_python(options, settings), version=None,
                          identify=True)

@@ -72,7 +72,7 @@ def readiness(module, results, macos_version, macos_build, min_macos, thunderbol
             answer = results[2]
         else:
             path = commands.find_command(module, "ibv_devinfo")
-            answer = path and module.run_command([path] + DEVINFO_TAIL)
+            answer = path and commands.result_of([path] + DEVINFO_TAIL)
         devinfo = ibv_result("ibv_devinfo", DEVINFO_TAIL, answer,
                              lambda text: _ibv_devinfo.parse(text, _ibv_devinfo.VERBOSE_COMMAND), tool_problems)
     assessed = _rdma_readiness.assess(rdma_ctl_status(results[0]), macos_version, min_macos, devices, devinfo,

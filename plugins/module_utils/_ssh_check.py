@@ -12,9 +12,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import threading
 from concurrent.futures import ThreadPoolExecutor
 
+from ansible_collections.macops.cluster.plugins.module_utils import _module_commands as commands
 from ansible_collections.macops.cluster.plugins.module_utils._problems import problem
 
 # Longest stderr kept per target; ssh's own errors are one line.
@@ -62,40 +62,23 @@ def failure_message(results, fix=""):
 GRACE_SECONDS = 10
 
 
-def run_ssh(module, argv, timeout):
-    """(rc, stderr) of one check; -1 when ssh cannot start or runs past `timeout` seconds.
-
-    run_command is safe to call from several threads (each call builds its own environment and
-    pipes), but has no time limit: a timer kills the process instead.
-    """
-    timers, killed = [], []
-
-    def kill(process):
-        killed.append(process.pid)
-        process.kill()
-
-    def start_timer(process):
-        timer = threading.Timer(timeout, kill, [process])
-        timer.daemon = True
-        timers.append(timer)
-        timer.start()
-
+def run_ssh(argv, timeout):
+    """(rc, stderr) of one check; -1 when ssh cannot start or runs past `timeout` seconds."""
     try:
-        rc, dummy, stderr = module.run_command(argv, handle_exceptions=False, before_communicate_callback=start_timer)
+        rc, dummy, stderr = commands.execute(argv, timeout)
     except OSError as exc:
         return -1, "cannot run %s: %s" % (argv[0], exc)
-    finally:
-        for timer in timers:
-            timer.cancel()
-    if killed and rc < 0:
-        return -1, ("no answer within %d seconds. %s" % (timeout, stderr or "")).strip()
+    if rc < 0:
+        # execute() killed it at the time limit; its note on that (the last line) goes, ours says it.
+        said = stderr.rsplit("\n", 1)[0] if "\n" in stderr else ""
+        return -1, ("no answer within %d seconds. %s" % (timeout, said)).strip()
     return rc, stderr
 
 
-def check_all(module, targets, ssh, connect_timeout, parallel):
+def check_all(targets, ssh, connect_timeout, parallel):
     """Every target's result, in target order, at most `parallel` checks at a time."""
     def check(target):
-        rc, stderr = run_ssh(module, ssh_argv(ssh, connect_timeout, target["address"]), connect_timeout + GRACE_SECONDS)
+        rc, stderr = run_ssh(ssh_argv(ssh, connect_timeout, target["address"]), connect_timeout + GRACE_SECONDS)
         return result(target, rc, stderr)
 
     if not targets:

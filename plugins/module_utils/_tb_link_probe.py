@@ -22,7 +22,7 @@ def _probe(module, route, ping, link, count, timeout, interval):
     answers = {}
 
     def run(key, argv):
-        answers[key] = module.run_command(argv)
+        answers[key] = commands.result_of(argv)
 
     threads = [threading.Thread(target=run, args=("route", [route, "-n", "get", link["peer_ip"]])),
                threading.Thread(target=run, args=("ping", [ping, "-c", str(count)]
@@ -64,7 +64,7 @@ def probe_links(module, links, count=2, timeout=3, interval=None):
 
     threads = [threading.Thread(target=probe, args=(index,)) for index in range(len(links))]
     threads.append(threading.Thread(target=lambda: default_answer.append(
-        module.run_command([route, "-n", "get", "default"]))))
+        commands.result_of([route, "-n", "get", "default"]))))
     for thread in threads:
         thread.start()
     for thread in threads:

@@ -133,7 +133,7 @@ def main():
     )
     params = module.params
     result = dict(changed=False, **read_health(
-        module, commands.require_command(module, "launchctl"), params["label"], params["api_port"],
+        commands.require_command(module, "launchctl"), params["label"], params["api_port"],
         params["expected_nodes"], params["timeout"], params["require_all_nodes"], params["health_check"],
         params["python"], params["version"]))
     if params["health_check"] and not module.check_mode and problem(result, params["require_all_nodes"]):

@@ -187,12 +187,9 @@ def serve_one(module, iperf3, entry, deadline, record):
             time.sleep(RETRY_SECONDS)
         starts += 1
         clear_stale_pid_file(module, pid_file(module, entry["server_ip"]))
-        try:
-            rc, stdout, stderr = module.run_command(server_argv(module, iperf3, entry["server_ip"],
-                                                                deadline - time.time()),
-                                                    handle_exceptions=False)
-        except OSError as exc:
-            rc, stdout, stderr = 127, "", str(exc)
+        # No time limit of its own: the server's idle timeout ends it at the deadline.
+        rc, stdout, stderr = commands.result_of(server_argv(module, iperf3, entry["server_ip"], deadline - time.time()),
+                                                timeout=None)
         # A one-off server whose idle timeout passes without a client prints nothing.
         parsed = _parse_or_error(stdout, stderr or ("" if stdout.strip() else "no client connected in time"), rc)
         if parsed["forward"] or time.time() >= deadline - 1:
@@ -243,7 +240,8 @@ def run_test(module, iperf3, test):
     while True:
         attempts += 1
         began = time.time()
-        rc, stdout, stderr = module.run_command(argv)
+        rc, stdout, stderr = commands.result_of(argv, timeout=module.params["seconds"] + module.params["omit_seconds"]
+                                                + module.params["connect_wait"] + SERVER_SLACK_SECONDS)
         parsed = _parse_or_error(stdout, stderr, rc)
         quick = time.time() - began < module.params["seconds"]
         if parsed["forward"] or not quick or time.time() >= deadline:
@@ -253,9 +251,9 @@ def run_test(module, iperf3, test):
                 backward=parsed["backward"], iperf3_version=parsed.get("version"))
 
 
-def is_iperf3(module, pid):
+def is_iperf3(pid):
     """Whether the pid is still an iperf3 process (a pid file can outlive its server, and the pid be reused)."""
-    rc, stdout, _stderr = module.run_command(["ps", "-p", str(pid), "-o", "comm="])
+    rc, stdout, _stderr = commands.result_of(["ps", "-p", str(pid), "-o", "comm="])
     return rc == 0 and os.path.basename(stdout.strip()) == "iperf3"
 
 
@@ -271,7 +269,7 @@ def clear_stale_pid_file(module, path):
     """A pid file left by a killed server: iperf3 refuses to start while its pid is alive, and
     after a while that pid is some other process. A live iperf3's file stays (absent stops it)."""
     pid = read_pid(path)
-    if os.path.exists(path) and not (pid > 0 and is_iperf3(module, pid)):
+    if os.path.exists(path) and not (pid > 0 and is_iperf3(pid)):
         try:
             os.unlink(path)
         except OSError:
@@ -283,7 +281,7 @@ def stop_servers(module):
     stopped = []
     for path in sorted(glob.glob(os.path.join(module.params["pid_dir"], PID_PREFIX + "*.pid"))):
         pid = read_pid(path)
-        if pid > 0 and not module.check_mode and is_iperf3(module, pid):
+        if pid > 0 and not module.check_mode and is_iperf3(pid):
             try:
                 os.kill(pid, signal.SIGTERM)
             except OSError:

@@ -148,6 +148,7 @@ import pwd
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.macops.cluster.plugins.module_utils import _df, _fdesetup
+from ansible_collections.macops.cluster.plugins.module_utils import _module_commands as commands
 from ansible_collections.macops.cluster.plugins.module_utils._sw_vers import parse_full
 from ansible_collections.macops.cluster.plugins.module_utils._module_commands import parse, succeeded
 
@@ -162,7 +163,7 @@ def run(module, argv, check_rc=True):
     """(rc, stdout, stderr) of argv; a missing binary, or a non-zero exit with check_rc, fails the module."""
     command = " ".join(argv)
     try:
-        rc, stdout, stderr = module.run_command(argv, handle_exceptions=False)
+        rc, stdout, stderr = commands.execute(argv, commands.READ_TIMEOUT_SECONDS)
     except OSError as exc:
         module.fail_json(msg="cannot run `%s`: %s (this module runs on macOS only)" % (command, exc))
     if check_rc:

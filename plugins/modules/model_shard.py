@@ -299,6 +299,7 @@ import time
 from shlex import quote as shlex_quote
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.macops.cluster.plugins.module_utils import _module_commands as commands
 from ansible_collections.macops.cluster.plugins.module_utils._file_digest import digests, load_cache, save_cache
 from ansible_collections.macops.cluster.plugins.module_utils._model_deploy import (
     hold_lock, inventory, link_or_copy, manifest_of, mark_run, prune, write_json, write_manifest)
@@ -475,15 +476,16 @@ def present_state(module, cache_path):
     def run(argv, path):
         # stdout goes straight to the partial file: the shell appends it, nothing passes through Python.
         command = "exec %s >> %s" % (" ".join(shlex_quote(word) for word in argv), shlex_quote(path))
-        # Exceptions stay exceptions: run_command's own handling would end the module from a worker thread.
-        rc, _stdout, stderr = module.run_command(command, use_unsafe_shell=True, handle_exceptions=False)
+        # No time limit here: pull_all ends a pull that stops moving (stall_timeout). Exceptions stay
+        # exceptions, for pull_all to report.
+        rc, _stdout, stderr = commands.execute(["/bin/sh", "-c", command])
         return rc, stderr
 
     started = time.time()
     try:
         done, errors = pull_all(todo, dest, command_for, run, progress, params["stall_timeout"])
     finally:
-        close_masters(params["ssh"], control, [entry["address"] for entry in todo], module.run_command)
+        close_masters(params["ssh"], control, [entry["address"] for entry in todo], commands.result_of)
         shutil.rmtree(control, ignore_errors=True)
     result.update(received=sorted(done, key=lambda item: item["file"]), seconds=round(time.time() - started, 3),
                   bytes_received=sum(item["received"] for item in done))

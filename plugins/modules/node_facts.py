@@ -449,7 +449,7 @@ def collect(module):
     if "ssh" in groups:
         ssh_targets = plan_ssh(module)
         ssh_options = module.params["ssh"]
-        jobs["ssh"] = lambda: check_all(module, ssh_targets, ssh_options["ssh"], ssh_options["connect_timeout"],
+        jobs["ssh"] = lambda: check_all(ssh_targets, ssh_options["ssh"], ssh_options["connect_timeout"],
                                         ssh_options["parallel"])
     network_wanted = None
     if "network" in groups:

@@ -107,6 +107,7 @@ import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_bytes, to_native, to_text
+from ansible_collections.macops.cluster.plugins.module_utils import _module_commands as commands
 
 
 def _read(path):
@@ -137,7 +138,7 @@ def _write(module, entry, data):
             if "%s" not in command:
                 module.fail_json(msg="files[%s].validate must contain %%s, the file to check: %r" % (entry["path"], command))
             argv = [arg.replace("%s", temp) for arg in shlex.split(command)]
-            rc, out, err = module.run_command(argv)
+            rc, out, err = commands.result_of(argv)
             if rc != 0:
                 module.fail_json(msg="%s failed validation with %r (rc %d): %s" % (
                     entry["path"], command, rc, (to_text(err) or to_text(out)).strip()))

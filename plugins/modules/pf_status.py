@@ -106,7 +106,7 @@ def collect(module):
     pfctl = commands.require_command(module, "pfctl")
     info_argv = [pfctl, "-s", "info"]
     rules_argv = [pfctl, "-a", anchor, "-s", "rules"] if anchor else None
-    info_result, rules_result = commands.run_parallel(module, [info_argv, rules_argv])
+    info_result, rules_result = commands.run_parallel([info_argv, rules_argv])
     if info_result[0] != 0:
         error = error_text(info_result)
         hint = " pfctl needs root even to read: run this module with become." if "Permission denied" in error else ""

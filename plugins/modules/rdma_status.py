@@ -208,7 +208,7 @@ def collect_with_mac(module, mac):
     """Readiness from the RDMA tools only, with the ports and macOS of a macops_mac read earlier."""
     if not mac.get("macos_version"):
         module.fail_json(msg="mac has no macos_version: pass the macops_mac fact of macops.cluster.node_facts")
-    results = commands.run_parallel(module, _rdma_facts.argvs(module))
+    results = commands.run_parallel(_rdma_facts.argvs(module))
     result = {"changed": False}
     result.update(_rdma_facts.readiness(module, results, mac["macos_version"], mac.get("macos_build"),
                                         module.params["min_macos"], mac.get("thunderbolt_ports") or []))
@@ -230,7 +230,7 @@ def collect(module):
     # The reads are independent: at once (ibv_devinfo too; its answer counts only when devices exist).
     data_types = [HARDWARE, SOFTWARE, THUNDERBOLT] if module.params["mac_facts"] else [THUNDERBOLT]
     required = [[sw_vers], [system_profiler, "-json"] + data_types, [networksetup, "-listallhardwareports"]]
-    results = commands.run_parallel(module, required + _rdma_facts.argvs(module))
+    results = commands.run_parallel(required + _rdma_facts.argvs(module))
     outputs = [commands.succeeded(module, argv, result) for argv, result in zip(required, results)]
     versions = commands.parse(module, parse_full, outputs[0])
     profile = commands.parse(module, parse_json, outputs[1])

@@ -143,7 +143,7 @@ def main():
             module.fail_json(msg="%s must be at least 1, got %d" % (name, params[name]))
     if not (os.path.isfile(params["ssh"]) and os.access(params["ssh"], os.X_OK)):
         module.fail_json(msg="ssh: %s is not an executable ssh client" % params["ssh"])
-    results = check_all(module, targets_with_labels(params["targets"]), params["ssh"], params["connect_timeout"],
+    results = check_all(targets_with_labels(params["targets"]), params["ssh"], params["connect_timeout"],
                         params["parallel"])
     message = failure_message(results, params["fix"])
     if message:

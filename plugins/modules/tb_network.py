@@ -308,7 +308,7 @@ def read_state(module, wanted):
     # every service's settings and every port's MTU.
     bridge_argv = [commands.require_command(module, "ifconfig"), DEFAULT_BRIDGE_DEVICE] if wanted["bridge"] == "absent" else None
     first = [[networksetup, "-listallhardwareports"], [networksetup, "-listnetworkserviceorder"]]
-    ports_result, order_result, bridge_result = commands.run_parallel(module, first + [bridge_argv])
+    ports_result, order_result, bridge_result = commands.run_parallel(first + [bridge_argv])
     hardware_ports = commands.parse(module, parse_hardware_ports, commands.succeeded(module, first[0], ports_result))
     services = commands.parse(module, parse_service_order, commands.succeeded(module, first[1], order_result))
     infos, mtus = read_service_settings(module, networksetup, hardware_ports, services, wanted)
@@ -320,7 +320,7 @@ def apply(module, steps):
     done = []
     for step in steps:
         argv = [commands.require_command(module, step["tool"])] + step["args"]
-        rc, stdout, stderr = module.run_command(argv)
+        rc, stdout, stderr = commands.result_of(argv)
         if rc != 0:
             module.fail_json(
                 msg="`%s` failed with exit status %d: %s. Already applied: %s. Every change is a persistent "
@@ -392,7 +392,7 @@ def loaded_daemons(module, installed):
     if not ask:
         return []
     launchctl = commands.require_command(module, "launchctl")
-    results = commands.run_parallel(module, [[launchctl, "print", "system/" + daemon_label(path)] for path in ask])
+    results = commands.run_parallel([[launchctl, "print", "system/" + daemon_label(path)] for path in ask])
     return [path for path, result in zip(ask, results) if result[0] == 0]
 
 

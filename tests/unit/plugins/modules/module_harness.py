@@ -5,6 +5,8 @@ import pytest
 from ansible.module_utils import basic
 from ansible.module_utils.testing import patch_module_args
 
+from ansible_collections.macops.cluster.plugins.module_utils import _module_commands as commands
+
 
 class FakeMac(object):
     """Installed tools and canned (rc, stdout, stderr) per exact argv; records every command run."""
@@ -26,10 +28,18 @@ class FakeMac(object):
         return self.outputs[tuple(args)]
 
 
+def answer_with(monkeypatch, mac):
+    """Every command the collection's modules run (_module_commands.execute, their one runner) is
+    answered by `mac`; AnsibleModule.run_command too, so a module that bypassed the runner still
+    meets the fake Mac rather than this machine."""
+    monkeypatch.setattr(commands, "execute", lambda argv, timeout=None: mac.run_command(list(argv)))
+    monkeypatch.setattr(basic.AnsibleModule, "run_command", mac.run_command)
+
+
 def run_module(monkeypatch, capsys, main, args, mac):
     """Run `main` with module args; return (result dict, commands run)."""
     monkeypatch.setattr(basic.AnsibleModule, "get_bin_path", mac.get_bin_path)
-    monkeypatch.setattr(basic.AnsibleModule, "run_command", mac.run_command)
+    answer_with(monkeypatch, mac)
     with patch_module_args(args):
         with pytest.raises(SystemExit):
             main()

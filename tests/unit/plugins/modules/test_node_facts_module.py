@@ -449,7 +449,7 @@ def test_ssh_checks_every_peer_by_name_and_over_its_cable_beside_the_other_reads
 
     asked = []
 
-    def fake(module, argv, timeout):
+    def fake(argv, timeout):
         asked.append(argv[-2])
         return (255, "Permission denied (publickey).\n") if argv[-2] == "198.19.0.2" else (0, "")
 

@@ -1,6 +1,6 @@
 """macops.cluster.ssh_check with a mocked ssh: every target checked in order, at most `parallel`
 at once, and a failure names every unreachable target with ssh's error and the caller's fix.
-run_ssh itself runs real processes through run_command: exit status, stderr, the time limit."""
+run_ssh itself runs real processes (the collection's own runner): exit status, stderr, the time limit."""
 import json
 import shutil
 import sys
@@ -8,7 +8,6 @@ import threading
 import time
 
 import pytest
-from ansible.module_utils import basic
 from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.macops.cluster.plugins.module_utils import _ssh_check
@@ -31,7 +30,7 @@ class FakeSsh(object):
         self.running = self.most = 0
         self.lock = threading.Lock()
 
-    def __call__(self, module, argv, timeout):
+    def __call__(self, argv, timeout):
         with self.lock:
             self.calls.append((argv, timeout))
             self.running += 1
@@ -134,35 +133,29 @@ def test_a_target_needs_an_address(monkeypatch, capsys):
     assert result["failed"] and "address" in result["msg"]
 
 
-@pytest.fixture
-def module():
-    with patch_module_args({}):
-        return basic.AnsibleModule(argument_spec={})
-
-
-def test_run_ssh_returns_exit_status_and_stderr(module):
+def test_run_ssh_returns_exit_status_and_stderr():
     code = "import sys; sys.stderr.write('Permission denied (publickey).\\n'); sys.exit(255)"
-    assert _ssh_check.run_ssh(module, [sys.executable, "-c", code], 30) == (255, "Permission denied (publickey).\n")
-    assert _ssh_check.run_ssh(module, [sys.executable, "-c", "print('hello')"], 30) == (0, "")
+    assert _ssh_check.run_ssh([sys.executable, "-c", code], 30) == (255, "Permission denied (publickey).\n")
+    assert _ssh_check.run_ssh([sys.executable, "-c", "print('hello')"], 30) == (0, "")
 
 
-def test_run_ssh_stops_a_stalled_session(module):
+def test_run_ssh_stops_a_stalled_session():
     started = time.time()
     code = "import sys, time; sys.stderr.write('debug1: Authentications that can continue\\n'); " \
            "sys.stderr.flush(); time.sleep(30)"
-    assert _ssh_check.run_ssh(module, [sys.executable, "-c", code], 1) == \
+    assert _ssh_check.run_ssh([sys.executable, "-c", code], 1) == \
         (-1, "no answer within 1 seconds. debug1: Authentications that can continue")
     assert time.time() - started < 10
 
 
-def test_run_ssh_reports_a_client_that_cannot_start(module):
-    rc, stderr = _ssh_check.run_ssh(module, ["/nonexistent/bin/ssh", "mac2"], 5)
+def test_run_ssh_reports_a_client_that_cannot_start():
+    rc, stderr = _ssh_check.run_ssh(["/nonexistent/bin/ssh", "mac2"], 5)
     assert rc == -1 and stderr.startswith("cannot run /nonexistent/bin/ssh: ")
 
 
 @pytest.mark.parametrize("client, ok, rc", [("true", True, 0), ("false", False, 1)])
 def test_real_processes_in_threads(monkeypatch, capsys, client, ok, rc):
-    # true/false ignore the ssh options: every check runs a real process through run_command.
+    # true/false ignore the ssh options: every check runs a real process.
     targets = [{"address": "198.18.0.%d" % i} for i in range(1, 7)]
     result = run(monkeypatch, capsys, {"targets": targets, "ssh": shutil.which(client), "parallel": 3})
     assert [(r["address"], r["ok"], r["rc"]) for r in result["results"]] == [(t["address"], ok, rc) for t in targets]
