@@ -16,6 +16,8 @@ bridge-on HOST       Thunderbolt Bridge back on, over every TB port
 ip-reset HOST        an exo-style LaunchDaemon keeps resetting TB services to DHCP
 no-return HOST       the host's next reboot never comes back
 down HOST            halt now
+hang HOST            the host hangs: its processes stop, its cables stay lit (a power cycle or
+                     `fault clear` ends it)
 up HOST              power on
 disk-full HOST SIZE  the boot volume is full (SIZE free bytes, e.g. 0 or 500M)
 wired-reset HOST     iogpu.wired_limit_mb back to 0

@@ -302,6 +302,59 @@ def fault_slow_boot(paths, host, seconds):
     return "%s: next boots take %g s" % (host, value)
 
 
+def _host_processes(paths, host, launchd_pid):
+    """The root-namespace PIDs of every process of the running host: its network namespace's that
+    share launchd's PID namespace (the `unshare` parent waiting on launchd is outside it and must
+    stay free to reap it when the host is power-cycled)."""
+    try:
+        own = os.readlink("/proc/%d/ns/pid" % launchd_pid)
+    except OSError:
+        return []
+    pids = []
+    for pid in net.ip("netns", "pids", layout.netns(host), check=False).stdout.split():
+        try:
+            if os.readlink("/proc/%s/ns/pid" % pid) == own:
+                pids.append(int(pid))
+        except OSError:
+            continue
+    return pids
+
+
+def _signal_host(paths, host, launchd_pid, signum):
+    """Send ``signum`` to every process of the host, again until no new one appears (a process
+    that forks between the listing and the signal)."""
+    done = set()
+    for _ in range(5):
+        new = [pid for pid in _host_processes(paths, host, launchd_pid) if pid not in done]
+        if not new:
+            break
+        for pid in new:
+            try:
+                os.kill(pid, signum)
+            except ProcessLookupError:
+                pass
+            done.add(pid)
+    return len(done)
+
+
+def fault_hang(paths, host):
+    """The host hangs: every process of it stops (launchd, sshd, exo), while its Thunderbolt links
+    stay lit and its peers still see it on their ports. New SSH connections get no banner, commands
+    over an open one never end; a power cycle (PDU) or `fault clear` ends it."""
+    pid = _launchd_hostpid(paths, host)
+    if pid is None:
+        raise FaultError("%s is not running" % host)
+    count = _signal_host(paths, host, pid, signal.SIGSTOP)
+    _record(paths, "hang", [host], pid)
+    return "%s: hung (%d processes stopped, its cables still lit)" % (host, count)
+
+
+def _undo_hang(paths, host, pid):
+    """Resume the host's processes, unless it has booted since (a power cycle ended the hang)."""
+    if pid is not None and _launchd_hostpid(paths, host) == pid:
+        _signal_host(paths, host, pid, signal.SIGCONT)
+
+
 def fault_wired_reset(paths, host):
     with _edit_state(paths, host, "volatile.json") as volatile:
         volatile.setdefault("sysctl", {})["iogpu.wired_limit_mb"] = 0
@@ -350,6 +403,8 @@ def fault_clear(paths):
         elif kind == "slow-boot":
             with _edit_state(paths, host) as state:
                 state["boot"]["boot_seconds"] = saved
+        elif kind == "hang":
+            _undo_hang(paths, host, saved)
         elif faults_settings.undo(paths, kind, host, saved) or faults_exo.undo(paths, kind, host, saved):
             pass
     from . import lab as labmod
@@ -365,7 +420,7 @@ KINDS = {
     "no-return": (1, fault_no_return), "down": (1, fault_down), "up": (1, fault_up),
     "disk-full": (2, fault_disk_full), "wired-reset": (1, fault_wired_reset), "clear": (0, fault_clear),
     "filevault-on": (1, fault_filevault_on), "filevault-pending": (1, fault_filevault_pending),
-    "slow-boot": (2, fault_slow_boot), "ssd": (2, fault_ssd),
+    "slow-boot": (2, fault_slow_boot), "ssd": (2, fault_ssd), "hang": (1, fault_hang),
 }
 KINDS.update(faults_settings.KINDS)
 KINDS.update(faults_exo.KINDS)

@@ -15,8 +15,11 @@ description:
     class and addresses with only the findings about the cables as they are (a Thunderbolt 4 cable, a dock, a
     peer that is no cluster node, the declared cabling), each on a swept node. The findings about a new plan
     (addresses, hostfiles, a pair without a cable in a ring) are not the doctor's.
-  - The same findings are the doctor's C(cabling) check (M(macops.cluster.doctor_findings)).
-positional: _input, swept
+  - A finding that names no peer, on a port the applied plan cables to a node that was not swept, is that
+    node's (it has power but does not answer, C(node_not_answering)), not the swept node's. Give O(sweeps) and
+    O(plan_file) to drop it.
+  - The same findings are the doctor's C(cabling) check (P(macops.cluster.doctor_findings#filter)).
+positional: _input, swept, sweeps, plan_file
 options:
   _input:
     description: C(macops_topology).
@@ -27,6 +30,14 @@ options:
     type: list
     elements: str
     required: true
+  sweeps:
+    description:
+      - Every node's registered M(macops.cluster.node_facts) result, by inventory name; the applied plan is read from
+        their C(files) reads of O(plan_file).
+    type: dict
+  plan_file:
+    description: The applied Thunderbolt plan's path on the nodes (C(doctor_plan_file)).
+    type: str
 """
 
 EXAMPLES = r"""
@@ -34,7 +45,8 @@ EXAMPLES = r"""
   ansible.builtin.include_role:
     name: macops.cluster.report
   vars:
-    report_topology: "{{ macops_topology | macops.cluster.doctor_topology(['mac1', 'mac2']) }}"
+    report_topology: >-
+      {{ macops_topology | macops.cluster.doctor_topology(['mac1', 'mac2'], _doctor_sweeps, doctor_plan_file) }}
 """
 
 RETURN = r"""
@@ -47,14 +59,18 @@ from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.macops.cluster.plugins.plugin_utils._doctor_checks import doctor_topology as narrow
+from ansible_collections.macops.cluster.plugins.plugin_utils._doctor_cabling import doctor_topology as narrow
+from ansible_collections.macops.cluster.plugins.plugin_utils._doctor_cabling import planned_peers
 from ansible_collections.macops.cluster.plugins.plugin_utils._report_inputs import plain
 
 
-def doctor_topology(topology, swept):
+def doctor_topology(topology, swept, sweeps=None, plan_file=None):
     if not isinstance(topology, Mapping):
         raise AnsibleFilterError("macops.cluster.doctor_topology: expects macops_topology (the topology role's plan)")
-    return narrow(plain(topology), [str(host) for host in swept])
+    if sweeps is not None and not isinstance(sweeps, Mapping):
+        raise AnsibleFilterError("macops.cluster.doctor_topology: sweeps must map each node to its node_facts result")
+    planned = planned_peers(plain(sweeps), str(plan_file)) if sweeps is not None and plan_file else None
+    return narrow(plain(topology), [str(host) for host in swept], planned)
 
 
 class FilterModule(object):

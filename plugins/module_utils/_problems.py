@@ -299,6 +299,14 @@ REGISTRY = {
         "hangs (system_profiler or softwareupdate most often) or the node is overloaded.",
         "Log in to the node and look for the hung command (`ps -ax`); reboot it with reboot-cluster.yml if "
         "it does not recover, then run doctor.yml again."),
+    "node_not_answering": _code(
+        ERROR, "doctor",
+        "The node has power (its peers' Thunderbolt ports toward it report a connected Mac) or took the SSH "
+        "connection, but it did not answer: it is still booting, or hung before SSH and Python answer. Its "
+        "peers' ports toward it are this finding, not theirs.",
+        "Wait a minute if it was restarting and run doctor.yml again; if it stays so, power-cycle it "
+        "(reboot-cluster.yml with its PDU outlet in the inventory, or its power button), then run doctor.yml "
+        "again."),
     "node_python_unusable": _code(
         ERROR, "doctor",
         "The node answers SSH but has no Python Ansible can use (a fresh Mac without the Command Line Tools), "

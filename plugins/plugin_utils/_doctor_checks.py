@@ -18,17 +18,10 @@ __metaclass__ = type
 import json
 
 from ansible_collections.macops.cluster.plugins.module_utils._problems import ERROR, INFO, SEVERITIES, WARNING, problem
+from ansible_collections.macops.cluster.plugins.plugin_utils._doctor_cabling import cabling_problems, lit_cables, planned_peers
 from ansible_collections.macops.cluster.plugins.plugin_utils._preflight_checks import node_checks
 from ansible_collections.macops.cluster.plugins.plugin_utils._report_model import software_problems
 
-# The topology planner's findings about the cables themselves (what site.yml's topology role
-# reports before it plans): a cable's speed, a peer that is no cluster node, a dock in the path, a
-# cable that differs from the declared cabling. Its address and hostfile findings are about a new
-# plan, and a pair with no cable is a ring's nature (a cable the applied plan has and that is gone is
-# the links check's): neither is about this cluster as it runs.
-CABLING_CODES = ("tb_peer_unknown", "tb_loopback_cable", "tb_link_asymmetric", "tb_link_speed_unknown",
-                 "tb_link_tb4_speed", "tb_port_next_to_ethernet", "tb_duplicate_cable", "tb_cabling_differs",
-                 "tb_peer_via_dock")
 # The hostfiles the rdma role writes when it chose an RDMA backend: RDMA is then promised, also when
 # macops_rdma_required is off.
 RDMA_HOSTFILES = ("hostfile-jaccl.json", "hostfile-jaccl-ring.json")
@@ -94,26 +87,6 @@ def _network(host, node):
     differences = network.get("differences") or []
     detail = "as applied" if not differences else "%d difference(s) from the applied plan" % len(differences)
     return _judged("thunderbolt_config", detail, problems)
-
-
-def cable_findings(problems, swept):
-    """The topology role's problems (macops_topology's) that are about the cables as they are, each on
-    a node of ``swept``: a cable to a node that was not swept is that node's own finding."""
-    return [found for found in problems or [] if found.get("code") in CABLING_CODES
-            and found.get("host") in swept and found.get("peer") in list(swept) + [None]]
-
-
-def doctor_topology(topology, swept):
-    """macops_topology as the doctor's report shows it: its cables, with only the cable findings."""
-    return dict(topology, problems=cable_findings(topology.get("problems"), swept))
-
-
-def cabling_problems(macs, settings):
-    """The cabling check's findings over the swept nodes (``settings``' topology_problems); None (no
-    check) with fewer than two swept nodes or no plan."""
-    if len(macs) < 2 or settings.get("topology_problems") is None:
-        return None
-    return cable_findings(settings["topology_problems"], macs)
 
 
 def _cabling(host, cabling):
@@ -488,11 +461,34 @@ def _summary(host, reachable, problems):
         host, counts[ERROR], counts[WARNING], counts[INFO], ", ".join(sorted(set(p["code"] for p in problems))))
 
 
-def _not_swept(host, python_check, sweep, timeout):
+def _not_answering(host, timed_out, lit, timeout):
+    """node_not_answering: a node that took the connection but never answered (``timed_out``), or
+    whose cables to swept peers are ``lit`` (it has power) while SSH does not reach it."""
+    said = []
+    if timed_out:
+        said.append("took the SSH connection but did not answer within %s s" % timeout)
+    if lit:
+        said.append("its Thunderbolt cable%s from %s %s lit, so it has power" % (
+            "s" if len(lit) > 1 else "", ", ".join("%s %s" % pair for pair in lit), "are" if len(lit) > 1 else "is"))
+    return problem(
+        "node_not_answering", "%s %s: it is still booting, or hung before SSH and Python answer." % (
+            host, " and ".join(said)),
+        "If %s was restarting, wait a minute and run doctor.yml again. If it stays so, it is hung: power-cycle it "
+        "(reboot-cluster.yml power-cycles a node that does not come back when the inventory names its PDU outlet; "
+        "otherwise hold its power button for 10 s), then run doctor.yml again." % host,
+        host=host, details={"lit_cables": [{"peer": peer, "port": port} for peer, port in lit],
+                            "timed_out": bool(timed_out)})
+
+
+def _not_swept(host, python_check, sweep, timeout, lit=()):
     """The one finding of a node whose sweep did not run through, or None when it did. An
-    unreachable node has none here: the report derives node_unreachable from reachable=false."""
+    unreachable node has none here (the report derives node_unreachable from reachable=false)
+    unless its cables are ``lit`` (the swept peers' ports the plan cables to it report a Mac):
+    then it has power and is not answering. So is a node whose Python check timed out."""
+    if python_check.get("timedout"):
+        return False, _not_answering(host, True, lit, timeout)
     if python_check.get("unreachable") or sweep.get("unreachable"):
-        return False, None
+        return False, _not_answering(host, False, lit, timeout) if lit else None
     if python_check.get("version") is None:
         return True, problem("node_python_unusable", python_check.get("msg") or "%s has no usable Python." % host,
                              "Install the Command Line Tools on %s (`xcode-select --install`), then run doctor.yml "
@@ -514,12 +510,15 @@ def node_result(host, sweep, python_check, sweeps, settings):
     """macops_doctor for one node: {host, reachable, swept_at, checks, problems, summary} from its
     registered node_python and node_facts results; ``sweeps`` maps every swept node to its node_facts
     result (the macOS build is judged against the cluster's)."""
-    reachable, outcome = _not_swept(host, python_check or {}, sweep or {}, settings.get("timeout"))
+    macs = dict((name, result["mac"]) for name, result in sweeps.items()
+                if isinstance(result, dict) and isinstance(result.get("mac"), dict))
+    planned = planned_peers(sweeps, settings.get("plan_file"))
+    lit = lit_cables(host, settings.get("topology_problems"), macs, planned) if host not in macs else []
+    reachable, outcome = _not_swept(host, python_check or {}, sweep or {}, settings.get("timeout"), lit)
     found = {"checks": [], "problems": []}
     if outcome == "swept":
-        macs = dict((name, result["mac"]) for name, result in sweeps.items()
-                    if isinstance(result, dict) and isinstance(result.get("mac"), dict))
-        found = node_findings(host, sweep["mac"], sweep, macs, settings, cabling_problems(macs, settings), sweeps)
+        found = node_findings(host, sweep["mac"], sweep, macs, settings, cabling_problems(macs, settings, planned),
+                              sweeps)
     elif outcome is not None:
         found["problems"] = [outcome]
     result = {"host": host, "reachable": reachable, "swept": outcome == "swept", "swept_at": settings.get("swept_at"),

@@ -2,6 +2,7 @@
 and in the live links; `maclab fault clear` puts everything back."""
 import json
 import os
+import subprocess
 import time
 
 import pytest
@@ -163,6 +164,23 @@ def test_down_and_up_power_the_host(lab):
     wait_until(lambda: power("mac3") == "on", 15, message="mac3 on")
     maclab("wait", "--timeout", "30")
     assert "LOWER_UP" in link("mac1", c["a_device"])["flags"]
+
+
+def test_hang_stops_the_host_with_its_cables_lit_and_clear_resumes_it(lab):
+    c = cable("mac1", "mac3")
+    peer_bus = buses("mac1")[int(c["a_port"] if c["a"] == "mac1" else c["b_port"])]
+    maclab("fault", "hang", "mac3")
+    # No banner: a new connection times out (ConnectTimeout covers the banner exchange).
+    proc = subprocess.run(["ssh", "-F", os.path.join(ROOT, "controller", "ssh_config"), "-o", "ControlPath=none",
+                           "-o", "ConnectTimeout=3", "mac3", "--", "true"], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, universal_newlines=True, timeout=30, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 255 and "banner" in proc.stderr.lower(), proc.stderr
+    # Powered and hung: the cable stays lit, and mac1 still reports mac3 on that port.
+    assert "LOWER_UP" in link("mac1", c["a_device"] if c["a"] == "mac1" else c["b_device"])["flags"]
+    assert buses("mac1")[int(c["a_port"] if c["a"] == "mac1" else c["b_port"])] == peer_bus
+    assert power("mac3") == "on"
+    maclab("fault", "clear")
+    assert ssh("mac3", "true", timeout=30).returncode == 0
 
 
 def test_no_return_keeps_the_host_dark_until_clear(lab, root_shell):

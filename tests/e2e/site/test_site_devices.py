@@ -1,19 +1,23 @@
 """Issue 12, acceptance 2: an external SSD on one port of one node, as owners plug one in to hold
-the models. site.yml converges on a fresh lab (and a second run changes nothing), the report lists
-the drive on that port, and no problem calls it a peer or offers its port for a cable."""
+the models. With the drive plugged into the converged lab, site.yml runs through and changes
+nothing (the drive takes no address and no cable's place: a drive mistaken for a peer would
+change the plan; only the report on the controller changes), the report lists the drive on that port, and no problem calls it a peer or
+offers its port for a cable. (The session's lab, not a fresh one: the planner judges every run's
+cabling from the facts alone, so a converged lab meets the drive as a fresh one does.)"""
 import json
 
 import pytest
 
-from labtools import HOSTS, maclab, recap
+from labtools import HOSTS, changed_task_names, maclab, recap
 
 SSD_HOST, SSD_PORT, SSD_INTERFACE = "mac1", "6", "en7"  # the 4-Studio mesh leaves receptacles 5 and 6 free
+REPORT_TASK = "macops.cluster.report : Write the JSON, HTML and Markdown report and the hostfiles on the controller"
 
 
 @pytest.fixture(scope="module")
-def ssd_lab(fresh_lab):
+def ssd_lab(converged):
     maclab("fault", "ssd", SSD_HOST, SSD_PORT)
-    yield fresh_lab
+    yield converged
     maclab("fault", "clear")
 
 
@@ -22,13 +26,13 @@ def report(site):
         return json.load(handle)
 
 
-def test_site_converges_with_a_drive_and_the_report_lists_it_on_its_port(site, ssd_lab):
-    first = site(check=False)
-    assert first.returncode == 0, first.stdout[-6000:]
-    counts = recap(first.stdout)
+def test_site_with_a_drive_plugged_in_changes_nothing_and_the_report_lists_it_on_its_port(site, ssd_lab):
+    run = site(check=False)
+    assert run.returncode == 0, run.stdout[-6000:]
+    counts = recap(run.stdout)
     assert sorted(counts) == HOSTS and all(c["failed"] == 0 and c["unreachable"] == 0 for c in counts.values())
-    second = site()
-    assert {h: c["changed"] for h, c in recap(second.stdout).items()} == {h: 0 for h in HOSTS}
+    # Nothing on a node changes; only the report on the controller does (it lists the drive now).
+    assert changed_task_names(run.stdout) == [REPORT_TASK], run.stdout[-6000:]
 
     model = report(site)
     nodes = {node["name"]: node for node in model["nodes"]}

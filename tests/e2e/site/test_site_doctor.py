@@ -189,9 +189,12 @@ ALONE = [
     # Faults that show at the next boot: the node is rebooted, and doctor.yml sweeps it gone
     # (no-return) or still booting (slow-boot): unreachable either way, the others swept.
     (("no-return", "mac2"), {("node_unreachable", "mac2", None)}, {"mac2"}),
-    # 40 s, not less: with 15 s the sweep met mac2 half booted, its peers' ports toward it already up
-    # without its domain UUID (a dock, to the planner): a finding on the peers (CI of 2c15cd3).
-    (("slow-boot", "mac2", "40"), {("node_unreachable", "mac2", None)}, {"mac2"}),
+    # The sweep meets mac2 dark, or half booted with its cables already lit (its peers' ports then
+    # report a Mac the planner cannot place): mac2's finding either way, none on its peers.
+    (("slow-boot", "mac2", "20"), {("node_unreachable", "mac2", None)}, {"mac2"}),
+    # mac2 hung with power on: its cables stay lit, SSH gets no banner (or an open connection never
+    # answers, to the sweep's time limit). mac2 is not answering; its peers' ports toward it are not theirs.
+    (("hang", "mac2"), {("node_unreachable", "mac2", None), ("node_not_answering", "mac2", None)}, {"mac2"}),
     (("sleep-on", "mac2"), {("power_sleep_on", "mac2", None)}, {"mac2"}),
     (("autorestart-off", "mac3"), {("power_autorestart_off", "mac3", None)}, {"mac3"}),
     (("auto-update-on", "mac1"), {("macos_auto_update_on", "mac1", None)}, {"mac1"}),
@@ -255,7 +258,8 @@ def test_each_lab_fault_alone_is_found_on_its_host_with_the_fix(doctor, alone, f
     if fault[0] in ("no-return", "slow-boot"):
         reboot_now(fault[1])
     try:
-        proc = doctor()
+        # A hung node is waited for at most doctor_node_timeout: a short one keeps this case short.
+        proc = doctor(*(("-e", "doctor_node_timeout=25") if fault[0] == "hang" else ()))
         report = doctor.report()
         found = set((p["code"], p["host"], p["peer"]) for p in report["problems"])
         assert expected <= found, (fault, found, proc.stdout[-3000:])
@@ -268,6 +272,11 @@ def test_each_lab_fault_alone_is_found_on_its_host_with_the_fix(doctor, alone, f
         if fault[0] == "ssd":
             devices = [node for node in report["nodes"] if node["name"] == "mac1"][0]["thunderbolt"]["devices"]
             assert [d["name"] for d in devices] == ["Envoy Ultra"]
+        if fault[0] == "hang":
+            # Each peer's cable to mac2 is named as lit, on its own port.
+            hung = [p for p in report["problems"] if p["code"] == "node_not_answering"][0]
+            assert sorted(c["peer"] for c in hung["details"]["lit_cables"]) == ["mac1", "mac3", "mac4"], hung
+            assert all(c["port"] for c in hung["details"]["lit_cables"]), hung
         if fault[0] in ("cut", "degrade"):
             # The cable's own port on each end it is found from.
             assert all(p["port"] for p in report["problems"] if p["peer"])

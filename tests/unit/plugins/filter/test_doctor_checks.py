@@ -10,6 +10,7 @@ from ansible.errors import AnsibleFilterError
 
 from ansible_collections.macops.cluster.plugins.filter.doctor_findings import doctor_findings, doctor_stats
 from ansible_collections.macops.cluster.plugins.module_utils._problems import PROBLEM_KEYS, REGISTRY
+from ansible_collections.macops.cluster.plugins.filter.doctor_topology import doctor_topology
 from ansible_collections.macops.cluster.plugins.plugin_utils._doctor_checks import cluster_stats, node_result
 
 from ansible_collections.macops.cluster.plugins.plugin_utils._topology import build_topology
@@ -336,6 +337,73 @@ def test_nodes_that_were_not_swept_get_their_one_finding():
     assert codes(hung) == [("doctor_sweep_timeout", "mac1", None)] and "120 s" in hung["problems"][0]["message"]
     broken = judge({"failed": False, "msg": "system_profiler failed"})
     assert codes(broken) == [("check_failed", "mac1", None)]
+
+
+PLAN_FILE = "/opt/macops/state/thunderbolt-plan.json"
+
+
+def three_studios_with_mac3_not_answering():
+    """mac1, mac2 and mac3 in a ring, the applied plan on the swept mac1 and mac2, and mac3 booting
+    or hung: it has power (its ports still report it to its peers) but was not swept, so the planner
+    sees only mac1 and mac2, and mac3's ports are a Mac outside the inventory to it."""
+    nodes = build_nodes({"mac1": "studio", "mac2": "studio", "mac3": "studio"},
+                        ["mac1:2 mac2:2", "mac2:3 mac3:3", "mac3:4 mac1:4"])
+    plan = {"hosts": {"mac1": {"en3": {"peer_host": "mac2", "peer_ip": "198.19.0.2"},
+                               "en5": {"peer_host": "mac3", "peer_ip": "198.19.0.9"}},
+                      "mac2": {"en3": {"peer_host": "mac1", "peer_ip": "198.19.0.1"},
+                               "en4": {"peer_host": "mac3", "peer_ip": "198.19.0.5"}},
+                      "mac3": {"en4": {"peer_host": "mac2", "peer_ip": "198.19.0.6"},
+                               "en5": {"peer_host": "mac1", "peer_ip": "198.19.0.10"}}}}
+    sweeps = {}
+    for host in ("mac1", "mac2"):
+        sweeps[host] = healthy_sweep()
+        sweeps[host]["mac"] = dict(nodes[host]["mac"], **MAC)
+        sweeps[host]["files"] = {PLAN_FILE: {"exists": True, "json": plan}}
+    topology = build_topology(dict((host, {"mac": sweep["mac"]}) for host, sweep in sweeps.items()))
+    return sweeps, topology
+
+
+def test_a_node_with_power_that_does_not_answer_is_named_and_its_peers_are_not_blamed():
+    sweeps, topology = three_studios_with_mac3_not_answering()
+    # What the planner says over the swept nodes alone: each peer has a port to a Mac it does not know.
+    unknown = sorted((p["code"], p["host"], p["port"]) for p in topology["problems"] if p["code"] == "tb_peer_unknown")
+    assert unknown == [("tb_peer_unknown", "mac1", "en5"), ("tb_peer_unknown", "mac2", "en4")]
+    settings = {"topology_problems": topology["problems"], "plan_file": PLAN_FILE}
+    others = {"mac2": sweeps["mac2"], "mac3": {"unreachable": True, "msg": "Connection refused"}}
+    assert judge(sweeps["mac1"], others=others, **settings)["problems"] == []
+    mac3 = judge({"unreachable": True}, host="mac3", python={"unreachable": True},
+                 others={"mac1": sweeps["mac1"], "mac2": sweeps["mac2"]}, **settings)
+    assert not mac3["reachable"] and codes(mac3) == [("node_not_answering", "mac3", None)]
+    assert mac3["problems"][0]["details"]["lit_cables"] == [{"peer": "mac1", "port": "en5"},
+                                                            {"peer": "mac2", "port": "en4"}]
+    assert "mac1 en5, mac2 en4 are lit" in mac3["problems"][0]["message"]
+    assert mac3["summary"] == "mac3: NOT SWEPT (node_not_answering)"
+    # The report's cables: the same findings, without those two.
+    narrowed = doctor_topology(topology, ["mac1", "mac2"], dict(others, mac1=sweeps["mac1"]), PLAN_FILE)
+    assert [p for p in narrowed["problems"] if p["code"] == "tb_peer_unknown"] == []
+    # Without the applied plan there is no telling whose port it is: the planner's finding stays.
+    assert [p["code"] for p in doctor_topology(topology, ["mac1", "mac2"])["problems"]].count("tb_peer_unknown") == 2
+    # A port the plan cables to a swept node, now showing a Mac nobody knows, stays that node's finding.
+    moved = copy.deepcopy(sweeps)
+    for sweep in moved.values():
+        sweep["files"][PLAN_FILE]["json"]["hosts"]["mac1"]["en5"]["peer_host"] = "mac2"
+    assert codes(judge(moved["mac1"], others={"mac2": moved["mac2"]}, **settings)) == [
+        ("tb_peer_unknown", "mac1", "en5")]
+    # A node that is down (its cables dark) is unreachable only, as before.
+    dark = judge({"unreachable": True}, host="mac3", python={"unreachable": True},
+                 others={"mac1": sweeps["mac1"], "mac2": sweeps["mac2"]},
+                 topology_problems=[p for p in topology["problems"] if p["code"] != "tb_peer_unknown"],
+                 plan_file=PLAN_FILE)
+    assert dark["problems"] == []
+
+
+def test_a_node_that_takes_the_connection_but_never_answers_is_not_answering():
+    hung = judge({"skipped": True}, python={"failed": True, "timedout": {"period": 20},
+                                            "msg": "The node_python action failed to execute in the expected time "
+                                                   "frame (20) and was terminated"}, timeout=20)
+    assert not hung["reachable"] and codes(hung) == [("node_not_answering", "mac1", None)]
+    assert "did not answer within 20 s" in hung["problems"][0]["message"]
+    assert hung["problems"][0]["details"] == {"lit_cables": [], "timed_out": True}
 
 
 def test_the_counts_add_up_per_severity_and_per_node():
