@@ -1,6 +1,8 @@
 # macops.cluster: one entry point for people and CI.
 #   make lab    the main job: lab cluster up, site.yml against it, the report
-#   make test   every test: lint, sanity, unit, e2e, molecule
+#   make test   every test: lint, collection checks, sanity, unit, e2e, molecule
+#   make docs   the documentation site in artifacts/docs-site/ (fails on any warning)
+#   make ee     the execution environment's build context in artifacts/ee/, checked
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 VENV := .venv
@@ -10,7 +12,8 @@ export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 LAB_NODES ?= 4
 PYTEST_ARGS ?=
 
-.PHONY: setup lab lab-up lab-down test lint sanity unit e2e e2e-wip molecule build clean help
+.PHONY: setup lab lab-up lab-down test lint collection-checks docs ee changelog sanity unit e2e e2e-wip molecule \
+  build clean help
 
 help:
 	@sed -n 's/^#   //p' Makefile
@@ -33,6 +36,7 @@ lab-down:
 # from bare already); molecule's destroy takes it down. A failed e2e run takes it down itself.
 test: setup
 	@$(MAKE) --no-print-directory lint
+	@$(MAKE) --no-print-directory collection-checks
 	@$(MAKE) --no-print-directory sanity
 	@$(MAKE) --no-print-directory unit
 	@MACLAB_KEEP_UP=1 $(MAKE) --no-print-directory e2e || { $(MAKE) --no-print-directory lab-down; exit 1; }
@@ -40,6 +44,23 @@ test: setup
 
 lint: setup
 	bash scripts/lint.sh
+
+# What the collection ships besides its code, none of it using the lab: the changelog (lint, and
+# the next release previewed on a copy), the execution environment's context
+# (docs/awx/execution-environment.yml) and the documentation site, each failing on a real defect.
+collection-checks: setup
+	@$(MAKE) --no-print-directory changelog
+	@$(MAKE) --no-print-directory ee
+	@$(MAKE) --no-print-directory docs
+
+changelog: setup
+	bash scripts/changelog.sh
+
+ee: setup
+	$(BIN)/python scripts/ee_context.py
+
+docs: setup
+	bash scripts/docs_site.sh
 
 sanity: setup
 	bash scripts/sanity.sh

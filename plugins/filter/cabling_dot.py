@@ -18,7 +18,7 @@ description:
   - Render it with C(dot -Tsvg) (package graphviz).
 options:
   _input:
-    description: The result of M(macops.cluster.thunderbolt_topology#filter).
+    description: The result of P(macops.cluster.thunderbolt_topology#filter).
     type: dict
     required: true
 """

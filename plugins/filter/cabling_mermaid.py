@@ -12,12 +12,12 @@ short_description: Draw the Thunderbolt cabling as a Mermaid flowchart
 version_added: 0.1.0
 author: macops.cluster team
 description:
-  - The same drawing as M(macops.cluster.cabling_dot#filter) as a Mermaid C(graph LR), for Markdown
+  - The same drawing as P(macops.cluster.cabling_dot#filter) as a Mermaid C(graph LR), for Markdown
     reports (GitHub, GitLab and AWX render it).
   - Cables with a warning or error problem are dotted and red.
 options:
   _input:
-    description: The result of M(macops.cluster.thunderbolt_topology#filter).
+    description: The result of P(macops.cluster.thunderbolt_topology#filter).
     type: dict
     required: true
 """

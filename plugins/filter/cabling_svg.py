@@ -18,13 +18,13 @@ description:
     Cables with a warning or error are red and dashed and name their problem codes; pairs without
     a cable (no full mesh) are dotted grey.'
   - Pure Python and deterministic (same input, same bytes); no Graphviz needed. For Graphviz use
-    M(macops.cluster.cabling_dot#filter).
+    P(macops.cluster.cabling_dot#filter).
 positional: nodes
 options:
   _input:
     description:
-      - The result of M(macops.cluster.cluster_report_model#filter) (the drawing in the report), or
-        of M(macops.cluster.thunderbolt_topology#filter).
+      - The result of P(macops.cluster.cluster_report_model#filter) (the drawing in the report), or
+        of P(macops.cluster.thunderbolt_topology#filter).
     type: dict
     required: true
   nodes:

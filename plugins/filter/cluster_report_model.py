@@ -35,7 +35,7 @@ options:
     type: dict
     required: true
   topology:
-    description: The result of M(macops.cluster.thunderbolt_topology#filter); may be empty.
+    description: The result of P(macops.cluster.thunderbolt_topology#filter); may be empty.
     type: dict
     default: {}
   problems:

@@ -15,7 +15,7 @@ description:
     and returns the node's C(macops_doctor). A node that could not be reached, has no usable Python or did not
     finish in time gets that one finding instead of the checks.
   - The checks site.yml's preflight makes too (macOS version and build across nodes, memory, free disk,
-    FileVault, Remote Login) are preflight's own (M(macops.cluster.preflight_checks)); then every cable of the
+    FileVault, Remote Login) are preflight's own (P(macops.cluster.preflight_checks#filter)); then every cable of the
     applied plan (pinged, routed), the Thunderbolt settings against that plan, the cables as the topology role
     judges them, RDMA readiness (where required, enabled or promised by a jaccl hostfile), the GPU wired limit
     against its LaunchDaemon, exo's health, exo's networksetup daemon, pending macOS updates, automatic macOS

@@ -21,11 +21,11 @@ description:
     C(PORT_ACTIVE), has an IPv4 GID and no error about it (a TB4 link, the Mac Studio port next
     to Ethernet).
   - The planner never puts a cable that an error is about into a jaccl or jaccl-ring hostfile
-    (M(macops.cluster.thunderbolt_topology#filter)), so neither does this choice.
+    (P(macops.cluster.thunderbolt_topology#filter)), so neither does this choice.
 positional: rdma
 options:
   _input:
-    description: The result of M(macops.cluster.thunderbolt_topology#filter).
+    description: The result of P(macops.cluster.thunderbolt_topology#filter).
     type: dict
     required: true
   rdma:

@@ -12,14 +12,14 @@ short_description: Render one MLX hostfile of a Thunderbolt topology plan as JSO
 version_added: 0.1.0
 author: macops.cluster team
 description:
-  - Returns the hostfile for O(backend) from the result of M(macops.cluster.thunderbolt_topology#filter)
+  - Returns the hostfile for O(backend) from the result of P(macops.cluster.thunderbolt_topology#filter)
     as JSON text, written the way C(mlx.distributed_config --output-hostfile) writes it
     (C(json.dump) with an indent of 4, no trailing newline), ready for C(mlx.launch --hostfile).
   - Fails with the planner's reason when the cabling does not allow that backend.
 positional: backend
 options:
   _input:
-    description: The result of M(macops.cluster.thunderbolt_topology#filter).
+    description: The result of P(macops.cluster.thunderbolt_topology#filter).
     type: dict
     required: true
   backend:

@@ -14,14 +14,14 @@ version_added: 0.1.0
 author: macops.cluster team
 description:
   - For each backend of O(backends), C(<directory>/hostfile-<backend>.json) with the text of
-    M(macops.cluster.mlx_hostfile#filter) and a final newline, and O(attributes); then the hostfile
+    P(macops.cluster.mlx_hostfile#filter) and a final newline, and O(attributes); then the hostfile
     of every other backend (C(ring), C(jaccl), C(jaccl-ring)) with C(state=absent).
   - The list goes to the C(files) option of M(macops.cluster.node_files) as it is.
   - Fails with the planner's reason when the cabling does not allow one of O(backends).
 positional: backends, directory, attributes
 options:
   _input:
-    description: The result of M(macops.cluster.thunderbolt_topology#filter).
+    description: The result of P(macops.cluster.thunderbolt_topology#filter).
     type: dict
     required: true
   backends:

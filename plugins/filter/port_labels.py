@@ -17,7 +17,7 @@ description:
     the cables.
 options:
   _input:
-    description: The result of M(macops.cluster.thunderbolt_topology#filter).
+    description: The result of P(macops.cluster.thunderbolt_topology#filter).
     type: dict
     required: true
 """

@@ -13,14 +13,14 @@ version_added: 0.1.0
 author: macops.cluster team
 description:
   - Verdict and counts first, then every problem (severity-coloured, with host, port and fix),
-    nodes, software and services, the cabling drawing (M(macops.cluster.cabling_svg#filter),
+    nodes, software and services, the cabling drawing (P(macops.cluster.cabling_svg#filter),
     inline), the cables and the MLX hostfiles.
   - Inline CSS and SVG, no JavaScript and no external assets; readable in print. Every input
     string is HTML-escaped.
 positional: graphviz_href
 options:
   _input:
-    description: The result of M(macops.cluster.cluster_report_model#filter).
+    description: The result of P(macops.cluster.cluster_report_model#filter).
     type: dict
     required: true
   graphviz_href:

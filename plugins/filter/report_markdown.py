@@ -12,13 +12,13 @@ short_description: Render the cluster health report as Markdown
 version_added: 0.1.0
 author: macops.cluster team
 description:
-  - The twin of M(macops.cluster.report_html#filter) for terminals, CI logs and pull-request
+  - The twin of P(macops.cluster.report_html#filter) for terminals, CI logs and pull-request
     comments; same order, problems first, each with its fix.
   - GitHub-flavoured Markdown tables; input strings are backslash-escaped so they cannot form
     links, HTML or table cells.
 options:
   _input:
-    description: The result of M(macops.cluster.cluster_report_model#filter).
+    description: The result of P(macops.cluster.cluster_report_model#filter).
     type: dict
     required: true
 """

@@ -123,7 +123,7 @@ _value:
       description: "C({host: [hosts it has a cable to]})."
       type: dict
     ring_neighbours:
-      description: "C({host: {left, right}}) along O(ring_order); empty without a ring."
+      description: "C({host: {left, right}}) along RV(_value.ring_order); empty without a ring."
       type: dict
     problems:
       description:
