@@ -1,10 +1,10 @@
 """What every `maclab fault` shares: its error, the host state it edits and the record `fault
 clear` reads (lab.json `faults`: kind, args and what the fault replaced)."""
-import json
 import socket
 import subprocess
 
 from . import statefile
+from .lineproto import recv_line, send_line
 
 
 class FaultError(RuntimeError):
@@ -34,16 +34,10 @@ def launchd_request(paths, host, request):
     client.settimeout(15)
     try:
         client.connect(paths.host_file(host, "run", "launchd.sock"))
-        client.sendall((json.dumps(request) + "\n").encode())
-        data = b""
-        while not data.endswith(b"\n"):
-            chunk = client.recv(65536)
-            if not chunk:
-                break
-            data += chunk
+        send_line(client, request)
+        return recv_line(client)
     finally:
         client.close()
-    return json.loads(data.decode())
 
 
 def in_host(paths, host, argv, uid=None, gid=None, env=None):

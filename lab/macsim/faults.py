@@ -302,7 +302,7 @@ def fault_slow_boot(paths, host, seconds):
     return "%s: next boots take %g s" % (host, value)
 
 
-def _host_processes(paths, host, launchd_pid):
+def _host_processes(host, launchd_pid):
     """The root-namespace PIDs of every process of the running host: its network namespace's that
     share launchd's PID namespace (the `unshare` parent waiting on launchd is outside it and must
     stay free to reap it when the host is power-cycled)."""
@@ -320,12 +320,12 @@ def _host_processes(paths, host, launchd_pid):
     return pids
 
 
-def _signal_host(paths, host, launchd_pid, signum):
+def _signal_host(host, launchd_pid, signum):
     """Send ``signum`` to every process of the host, again until no new one appears (a process
     that forks between the listing and the signal)."""
     done = set()
     for _ in range(5):
-        new = [pid for pid in _host_processes(paths, host, launchd_pid) if pid not in done]
+        new = [pid for pid in _host_processes(host, launchd_pid) if pid not in done]
         if not new:
             break
         for pid in new:
@@ -344,7 +344,7 @@ def fault_hang(paths, host):
     pid = _launchd_hostpid(paths, host)
     if pid is None:
         raise FaultError("%s is not running" % host)
-    count = _signal_host(paths, host, pid, signal.SIGSTOP)
+    count = _signal_host(host, pid, signal.SIGSTOP)
     _record(paths, "hang", [host], pid)
     return "%s: hung (%d processes stopped, its cables still lit)" % (host, count)
 
@@ -352,7 +352,7 @@ def fault_hang(paths, host):
 def _undo_hang(paths, host, pid):
     """Resume the host's processes, unless it has booted since (a power cycle ended the hang)."""
     if pid is not None and _launchd_hostpid(paths, host) == pid:
-        _signal_host(paths, host, pid, signal.SIGCONT)
+        _signal_host(host, pid, signal.SIGCONT)
 
 
 def fault_wired_reset(paths, host):

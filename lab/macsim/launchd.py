@@ -6,7 +6,6 @@ Started by the host's supervisor as
 Runs on the tools python (stdlib only, Python 3.9 compatible).
 """
 import errno
-import json
 import os
 import plistlib
 import pwd
@@ -21,6 +20,7 @@ import time
 import traceback
 
 from . import layout, pf, statefile
+from .lineproto import recv_line, send_line
 
 STOP_GRACE_SECONDS = 5.0
 KEEPALIVE_THROTTLE_SECONDS = 1.0
@@ -438,17 +438,11 @@ class Launchd(object):
             conn.settimeout(5)
             creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
             _pid, uid, _gid = struct.unpack("3i", creds)
-            data = b""
-            while not data.endswith(b"\n"):
-                chunk = conn.recv(65536)
-                if not chunk:
-                    break
-                data += chunk
             try:
-                reply = self.handle(json.loads(data.decode() or "{}"), uid)
+                reply = self.handle(recv_line(conn, default={}), uid)
             except Exception:  # noqa: BLE001 - a bad request gets an error reply, launchd lives on
                 reply = {"rc": 1, "out": "", "err": traceback.format_exc()}
-            conn.sendall((json.dumps(reply) + "\n").encode())
+            send_line(conn, reply)
         except OSError as exc:
             self.log("control socket: %s" % exc)
         finally:

@@ -14,9 +14,24 @@ class PlanError(Exception):
     """The plan file is not the JSON the thunderbolt_network role writes."""
 
 
+def plan_ends(plan):
+    """``{host: {device: end}}`` of an applied plan already parsed (thunderbolt_network's state
+    file: ``{"hosts": {host: {device: {"peer_ip", "peer_host", ...}}}}``); every end names its
+    ``peer_ip``, or PlanError says which does not."""
+    hosts = plan.get("hosts", {}) if isinstance(plan, dict) else None
+    if not isinstance(hosts, dict):
+        raise PlanError("no 'hosts' object at the top level")
+    for host, ends in hosts.items():
+        if not isinstance(ends, dict):
+            raise PlanError("hosts.%s is not an object" % host)
+        for device, end in ends.items():
+            if not isinstance(end, dict) or not end.get("peer_ip"):
+                raise PlanError("hosts.%s.%s has no peer_ip" % (host, device))
+    return hosts
+
+
 def plan_links(text, host, interface=None):
-    """The links of ``host`` in the applied plan ``text`` (thunderbolt_network's state file:
-    ``{"hosts": {host: {device: {"peer_ip", "peer_host", ...}}}}``), sorted by device, in the
+    """The links of ``host`` in the applied plan ``text`` (see plan_ends), sorted by device, in the
     shape of the module's ``links`` option. ``interface`` replaces every device (``bridge0`` when
     the Thunderbolt Bridge is kept and the peers are reached through it). A host the plan does not
     list has no links."""
@@ -24,20 +39,9 @@ def plan_links(text, host, interface=None):
         plan = json.loads(text)
     except ValueError as exc:
         raise PlanError("not JSON: %s" % exc)
-    hosts = plan.get("hosts", {}) if isinstance(plan, dict) else None
-    if not isinstance(hosts, dict):
-        raise PlanError("no 'hosts' object at the top level")
-    ends = hosts.get(host, {})
-    if not isinstance(ends, dict):
-        raise PlanError("hosts.%s is not an object" % host)
-    links = []
-    for device in sorted(ends):
-        end = ends[device]
-        if not isinstance(end, dict) or not end.get("peer_ip"):
-            raise PlanError("hosts.%s.%s has no peer_ip" % (host, device))
-        links.append({"interface": interface or device, "peer_ip": end["peer_ip"],
-                      "peer_host": end.get("peer_host")})
-    return links
+    ends = plan_ends(plan).get(host, {})
+    return [{"interface": interface or device, "peer_ip": ends[device]["peer_ip"],
+             "peer_host": ends[device].get("peer_host")} for device in sorted(ends)]
 
 
 def select_peers(links, peers):

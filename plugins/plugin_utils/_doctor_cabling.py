@@ -14,6 +14,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.macops.cluster.plugins.module_utils._tb_link_plan import PlanError, plan_ends
+
 # The topology planner's findings about the cables themselves (what site.yml's topology role
 # reports before it plans): a cable's speed, a peer that is no cluster node, a dock in the path, a
 # cable that differs from the declared cabling. Its address and hostfile findings are about a new
@@ -25,18 +27,21 @@ CABLING_CODES = ("tb_peer_unknown", "tb_loopback_cable", "tb_link_asymmetric", "
 
 
 def planned_peers(sweeps, plan_file):
-    """{(host, interface): peer host} of the applied plan (thunderbolt_network's state file:
-    ``{"hosts": {host: {device: {"peer_host", ...}}}}``) as the swept nodes read it (node_facts'
-    ``files``); the union, so a node that holds an older copy adds only what the others lack."""
+    """{(host, interface): peer host} of the applied plan as the swept nodes read it (node_facts'
+    ``files``, parsed by the reader of the plan tb_link_check uses); the union, so a node that holds
+    an older copy adds only what the others lack, and a copy that is no plan adds nothing (the
+    links check reports it)."""
     peers = {}
     for sweep in (sweeps or {}).values():
         files = sweep.get("files") if isinstance(sweep, dict) else None
         read = files.get(plan_file) if isinstance(files, dict) else None
-        plan = read.get("json") if isinstance(read, dict) else None
-        hosts = plan.get("hosts") if isinstance(plan, dict) else None
-        for host, ends in (hosts if isinstance(hosts, dict) else {}).items():
-            for device, end in (ends if isinstance(ends, dict) else {}).items():
-                if isinstance(end, dict) and end.get("peer_host"):
+        try:
+            hosts = plan_ends(read.get("json") if isinstance(read, dict) else None)
+        except PlanError:
+            continue
+        for host, ends in hosts.items():
+            for device, end in ends.items():
+                if end.get("peer_host"):
                     peers.setdefault((host, device), end["peer_host"])
     return peers
 

@@ -1,9 +1,9 @@
 """launchctl: a client of the host launchd's run/launchd.sock (see DESIGN.md "Boot")."""
-import json
 import os
 import plistlib
 import socket
 
+from ..lineproto import recv_line, send_line
 from .registry import command
 from .state import Fail, err, out
 
@@ -14,19 +14,13 @@ def launchd_request(host, request):
     try:
         sock.settimeout(30)
         sock.connect(path)
-        sock.sendall((json.dumps(request) + "\n").encode())
+        send_line(sock, request)
         sock.shutdown(socket.SHUT_WR)
-        chunks = []
-        while True:
-            chunk = sock.recv(65536)
-            if not chunk:
-                break
-            chunks.append(chunk)
+        reply = recv_line(sock, default={})
     except OSError as exc:
         raise Fail(1, "launchctl: cannot reach launchd ({}): {}\n".format(path, exc))
     finally:
         sock.close()
-    reply = json.loads(b"".join(chunks).decode() or "{}")
     return int(reply.get("rc", 1)), reply.get("out", ""), reply.get("err", "")
 
 

@@ -166,9 +166,15 @@ def test_down_and_up_power_the_host(lab):
     assert "LOWER_UP" in link("mac1", c["a_device"])["flags"]
 
 
+def end_of(c, host):
+    """(port, device) of ``host``'s end of the cable ``c``."""
+    side = "a" if c["a"] == host else "b"
+    return int(c[side + "_port"]), c[side + "_device"]
+
+
 def test_hang_stops_the_host_with_its_cables_lit_and_clear_resumes_it(lab):
-    c = cable("mac1", "mac3")
-    peer_bus = buses("mac1")[int(c["a_port"] if c["a"] == "mac1" else c["b_port"])]
+    port, device = end_of(cable("mac1", "mac3"), "mac1")
+    peer_bus = buses("mac1")[port]
     maclab("fault", "hang", "mac3")
     # No banner: a new connection times out (ConnectTimeout covers the banner exchange).
     proc = subprocess.run(["ssh", "-F", os.path.join(ROOT, "controller", "ssh_config"), "-o", "ControlPath=none",
@@ -176,8 +182,8 @@ def test_hang_stops_the_host_with_its_cables_lit_and_clear_resumes_it(lab):
                           stderr=subprocess.PIPE, universal_newlines=True, timeout=30, stdin=subprocess.DEVNULL)
     assert proc.returncode == 255 and "banner" in proc.stderr.lower(), proc.stderr
     # Powered and hung: the cable stays lit, and mac1 still reports mac3 on that port.
-    assert "LOWER_UP" in link("mac1", c["a_device"] if c["a"] == "mac1" else c["b_device"])["flags"]
-    assert buses("mac1")[int(c["a_port"] if c["a"] == "mac1" else c["b_port"])] == peer_bus
+    assert "LOWER_UP" in link("mac1", device)["flags"]
+    assert buses("mac1")[port] == peer_bus
     assert power("mac3") == "on"
     maclab("fault", "clear")
     assert ssh("mac3", "true", timeout=30).returncode == 0

@@ -1,12 +1,13 @@
 """launchctl as a client of launchd.sock: every call community.general.launchd makes, and the
 modern subcommands, mapped onto the DESIGN.md protocol."""
-import json
 import os
 import plistlib
 import socket
 import threading
 
 import pytest
+
+from macsim.lineproto import recv_line, send_line
 
 LABEL = "io.exo.networksetup"
 PLIST = "/Library/LaunchDaemons/io.exo.networksetup.plist"
@@ -31,15 +32,9 @@ class FakeLaunchd(object):
             except OSError:
                 return
             with conn:
-                data = b""
-                while not data.endswith(b"\n"):
-                    chunk = conn.recv(65536)
-                    if not chunk:
-                        break
-                    data += chunk
-                request = json.loads(data.decode())
+                request = recv_line(conn)
                 self.requests.append(request)
-                conn.sendall((json.dumps(self.reply(request)) + "\n").encode())
+                send_line(conn, self.reply(request))
 
     def reply(self, request):
         op, label = request["op"], request.get("label")
