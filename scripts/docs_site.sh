@@ -37,7 +37,9 @@ step "antsibull-docs sphinx-init"
 mkdir -m 0755 "$work/site"
 # --fail-on-error: a plugin whose documentation does not parse fails the build (antsibull-docs
 # would otherwise write an error page in its place and carry on).
+# docs/docsite/index.rst is the landing page (what the collection does, its playbooks, the guides).
 antsibull-docs sphinx-init --use-current --fail-on-error --dest-dir "$work/site" \
+  --index-rst-source docs/docsite/index.rst \
   --project macops.cluster --copyright "macops.cluster team" \
   --title "macops.cluster documentation" macops.cluster >/dev/null
 
@@ -73,6 +75,9 @@ else
   rm -rf "$OUT"
   mkdir -p "$(dirname "$OUT")"
   cp -r "$work/site/build/html" "$OUT"
+  # The landing page is docs/docsite/index.rst, not antsibull-docs' placeholder.
+  grep -q "One playbook per operation" "$OUT/index.html" ||
+    { echo "docs: index.html is not docs/docsite/index.rst"; failed=1; }
   pages=$(find "$OUT" -name '*.html' | wc -l)
   echo "docs: $pages pages in $OUT (open $OUT/index.html)"
 fi
