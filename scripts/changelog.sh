@@ -21,6 +21,20 @@ printf '\n== antsibull-changelog lint\n'
 antsibull-changelog lint
 fragments=$(find changelogs/fragments -name '*.yml' -o -name '*.yaml' | wc -l)
 echo "changelog: ok: lint ($fragments fragments)"
+# How many releases changelogs/changelog.yaml holds, and the next release's version: galaxy.yml's,
+# or the minor after it when that version is released already (galaxy.yml gets its new version
+# when the release is cut).
+read -r released version < <("$BIN/python" - <<'EOF'
+import yaml
+from packaging.version import Version
+version = yaml.safe_load(open("galaxy.yml"))["version"]
+released = yaml.safe_load(open("changelogs/changelog.yaml"))["releases"] or {}
+if version in released:
+    v = Version(version)
+    version = "%d.%d.0" % (v.major, v.minor + 1)
+print(len(released), version)
+EOF
+)
 
 # What a release and generate read: galaxy.yml's version, changelogs/, and the plugins and roles
 # for the "New Modules" sections (through ansible-doc, which needs an ansible_collections tree).
@@ -35,7 +49,6 @@ copy() {
 }
 
 printf '\n== the committed CHANGELOG.md against changelogs/changelog.yaml\n'
-released=$("$BIN/python" -c 'import yaml; print(len(yaml.safe_load(open("changelogs/changelog.yaml"))["releases"] or {}))')
 if [ "$released" -gt 0 ]; then
   [ -f CHANGELOG.md ] || { echo "changelog: FAILED: changelogs/changelog.yaml has $released release(s) and there is no CHANGELOG.md"; exit 1; }
   tree=$(copy generate)
@@ -56,20 +69,7 @@ if [ "$fragments" -eq 0 ]; then
   exit 0
 fi
 
-printf '\n== the next release, cut on a copy\n'
-# galaxy.yml's version, or the minor after it when that version is released already (galaxy.yml
-# gets its new version when the release is cut).
-version=$("$BIN/python" - <<'EOF'
-import yaml
-from packaging.version import Version
-version = yaml.safe_load(open("galaxy.yml"))["version"]
-released = yaml.safe_load(open("changelogs/changelog.yaml"))["releases"] or {}
-if version in released:
-    v = Version(version)
-    version = "%d.%d.0" % (v.major, v.minor + 1)
-print(version)
-EOF
-)
+printf '\n== the next release, %s, cut on a copy\n' "$version"
 tree=$(copy release)
 (cd "$tree" && ANSIBLE_COLLECTIONS_PATH=$work/release antsibull-changelog release --version "$version" >"$work/release.log" 2>&1) ||
   { cat "$work/release.log"; echo "changelog: FAILED: antsibull-changelog release"; exit 1; }
