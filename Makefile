@@ -1,6 +1,6 @@
 # macops.cluster: one entry point for people and CI.
 #   make lab    the main job: lab cluster up, site.yml against it, the report
-#   make test   every test: lint, collection checks, sanity, unit, e2e, molecule
+#   make test   every test: lint, collection checks, sanity, unit, e2e, molecule, benchmark smoke runs
 #   make docs   the documentation site in artifacts/docs-site/ (fails on any warning)
 #   make ee     the execution environment's build context in artifacts/ee/, checked
 SHELL := /bin/bash
@@ -13,6 +13,7 @@ LAB_NODES ?= 4
 PYTEST_ARGS ?=
 
 .PHONY: setup lab lab-up lab-down test lint collection-checks docs ee changelog sanity unit e2e e2e-wip molecule \
+  molecule-destroy bench-smoke \
   build clean help
 
 help:
@@ -31,16 +32,12 @@ lab-up: setup
 lab-down:
 	@if [ -x lab/maclab ]; then lab/maclab down; fi
 
-# e2e leaves its converged lab up for molecule (MACLAB_KEEP_UP), which converges it again, checks
-# idempotence and verifies instead of building a second lab from bare (the e2e suite has converged one
-# from bare already); molecule's destroy takes it down. A failed e2e run takes it down itself.
+# Every stage in order, each timed with a JUnit file in artifacts/junit/, then each stage's wall
+# time and the 20 slowest tests (scripts/test_stages.sh; compare two runs with
+# `scripts/test_times.py compare OLD NEW`). e2e leaves its converged lab up for the benchmark smoke
+# runs and molecule, whose destroy takes it down.
 test: setup
-	@$(MAKE) --no-print-directory lint
-	@$(MAKE) --no-print-directory collection-checks
-	@$(MAKE) --no-print-directory sanity
-	@$(MAKE) --no-print-directory unit
-	@MACLAB_KEEP_UP=1 $(MAKE) --no-print-directory e2e || { $(MAKE) --no-print-directory lab-down; exit 1; }
-	@MOLECULE_REUSE_LAB=1 $(MAKE) --no-print-directory molecule
+	@bash scripts/test_stages.sh
 
 lint: setup
 	bash scripts/lint.sh
@@ -65,13 +62,17 @@ docs: setup
 sanity: setup
 	bash scripts/sanity.sh
 
+# JUNIT_DIR (set by make test) makes the pytest stages write their JUnit files there.
+JUNIT_DIR ?=
+junit = $(if $(JUNIT_DIR),--junitxml=$(JUNIT_DIR)/$(1).xml)
+
 unit: setup
-	$(BIN)/pytest tests/unit -q -p no:cacheprovider \
+	$(BIN)/pytest tests/unit -q -p no:cacheprovider $(call junit,unit) \
 	  --cov=plugins/module_utils --cov=plugins/plugin_utils --cov=plugins/filter \
 	  --cov-report=term-missing:skip-covered --cov-fail-under=90 $(PYTEST_ARGS)
 
 e2e: setup
-	$(BIN)/pytest tests/e2e -q -p no:cacheprovider -rfE -m "not wip" --durations=15 $(PYTEST_ARGS)
+	$(BIN)/pytest tests/e2e -q -p no:cacheprovider -rfE -m "not wip" --durations=15 $(call junit,e2e) $(PYTEST_ARGS)
 
 e2e-wip: setup
 	$(BIN)/pytest tests/e2e -q -p no:cacheprovider -rfE -m wip $(PYTEST_ARGS)
@@ -82,7 +83,9 @@ e2e-wip: setup
 # would shadow this working tree for later runs (ansible-lint finds it first), so it goes again
 # unless it was there before. (The recipe runs under -e: every failing test is guarded.)
 # With MOLECULE_REUSE_LAB=1 (make test, after e2e) the steps run one by one on the lab that is up:
-# converge (its create finds the lab up), idempotence, verify, then destroy whatever happened.
+# converge (its create finds the lab up), idempotence, verify, then destroy whatever happened,
+# except that with MACLAB_KEEP_UP=1 a lab that passed stays up for the benchmark smoke runs
+# (make test ends with `make molecule-destroy`).
 INSTALLED_COPY := $(HOME)/.ansible/collections/ansible_collections/macops/cluster
 MOLECULE_REUSE_LAB ?=
 molecule: setup
@@ -92,7 +95,9 @@ molecule: setup
 	  for step in converge idempotence verify; do \
 	    $(BIN)/molecule $$step --scenario-name default || { rc=$$?; break; }; \
 	  done; \
-	  $(BIN)/molecule destroy --scenario-name default || rc=$$?; \
+	  if [ $$rc -ne 0 ] || [ "$(MACLAB_KEEP_UP)" != 1 ]; then \
+	    $(BIN)/molecule destroy --scenario-name default || rc=$$?; \
+	  fi; \
 	else \
 	  $(BIN)/molecule test --scenario-name default || rc=$$?; \
 	fi; \
@@ -100,6 +105,20 @@ molecule: setup
 	  rm -rf $(INSTALLED_COPY); rmdir $(dir $(INSTALLED_COPY)) 2>/dev/null || true; \
 	fi; \
 	exit $$rc
+
+molecule-destroy: setup
+	$(BIN)/molecule destroy --scenario-name default
+
+# A smoke run of each benchmark on the converged lab that is up (make test: after molecule's verify):
+# each prints its figures and fails only when it breaks, never on a target a busy machine misses.
+BENCH_SMOKE := converge doctor reboot bench_accuracy
+bench-smoke: setup
+	@for bench in $(BENCH_SMOKE); do \
+	  echo "== benchmarks/$$bench --smoke"; \
+	  $(BIN)/python benchmarks/$$bench --smoke || exit 1; \
+	done
+	@echo "== benchmarks/shards --smoke --reuse-lab"
+	@$(BIN)/python benchmarks/shards --smoke --reuse-lab
 
 build: setup
 	$(BIN)/ansible-galaxy collection build --force --output-path artifacts/

@@ -1,12 +1,23 @@
 """Acceptance 1 (second half): `maclab down` leaves nothing behind, even when the supervisors
-died first (a crashed run), and a second `down` is harmless. Runs last in the session."""
+died first (a crashed run), and a second `down` is harmless. Runs after the other lab tests, on the
+session's lab before anything converged it, and brings that lab up again for the suites after it."""
 import json
 import os
 import signal
 import subprocess
 import time
 
+import pytest
+
 from labtools import HOSTS, INVENTORY, ROOT, maclab, wait_until
+
+
+@pytest.fixture(scope="module", autouse=True)
+def lab_again(lab):
+    """The session's lab, up again after these tests took it down (a fresh one, as `maclab up`
+    leaves it: the suites after these converge it themselves)."""
+    yield
+    maclab("up", "--ssh-timeout", "30")
 
 
 def _our_processes():

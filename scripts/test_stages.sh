@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# `make test`: every stage in order, each timed, each leaving a JUnit file in artifacts/junit/
+# (pytest's own for unit and e2e, one test case per stage for the others), then where the time
+# went: each stage's wall time and the 20 slowest tests (scripts/test_times.py). Stops at the
+# first failing stage, as make would; the summary is printed either way.
+#
+# The e2e stage leaves its converged lab up (MACLAB_KEEP_UP) for molecule, which converges it again,
+# checks idempotence and verifies instead of building a second lab from bare, and then for the
+# benchmark smoke runs; molecule's destroy takes it down at the end, or after any failure.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+JUNIT_DIR=${JUNIT_DIR:-artifacts/junit}
+rm -rf "$JUNIT_DIR"
+mkdir -p "$JUNIT_DIR"
+export JUNIT_DIR
+STAGES=(lint collection-checks sanity unit e2e molecule bench-smoke lab-down)
+PYTEST_STAGES=" unit e2e "
+
+# One JUnit test case for a stage whose tools write none: its time, and its output's tail on failure.
+stage_junit() {
+  local name=$1 seconds=$2 status=$3 log=$4
+  .venv/bin/python - "$name" "$seconds" "$status" "$log" "$JUNIT_DIR/$name.xml" <<'EOF'
+import sys
+import xml.etree.ElementTree as ET
+name, seconds, status, log, out = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
+suite = ET.Element("testsuite", name=name, tests="1", failures="1" if status else "0", time=seconds)
+case = ET.SubElement(suite, "testcase", classname="make", name=name, time=seconds)
+if status:
+    with open(log, errors="replace") as handle:
+        ET.SubElement(case, "failure", message="make %s exited %d" % (name, status)).text = handle.read()[-20000:]
+ET.ElementTree(suite).write(out, encoding="unicode")
+EOF
+}
+
+finish() {
+  echo
+  .venv/bin/python scripts/test_times.py summary "$JUNIT_DIR" || true
+}
+trap finish EXIT
+
+for stage in "${STAGES[@]}"; do
+  log="$JUNIT_DIR/$stage.log"
+  started=$(date +%s.%N)
+  case $stage in
+    e2e) MACLAB_KEEP_UP=1 make --no-print-directory e2e 2>&1 | tee "$log" ;;
+    molecule) MACLAB_KEEP_UP=1 MOLECULE_REUSE_LAB=1 make --no-print-directory molecule 2>&1 | tee "$log" ;;
+    lab-down) make --no-print-directory molecule-destroy 2>&1 | tee "$log" ;;
+    *) make --no-print-directory "$stage" 2>&1 | tee "$log" ;;
+  esac
+  status=${PIPESTATUS[0]}
+  seconds=$(awk -v a="$started" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+  printf '{"name": "%s", "seconds": %s, "status": %d}\n' "$stage" "$seconds" "$status" >> "$JUNIT_DIR/stages.jsonl"
+  [[ $PYTEST_STAGES == *" $stage "* ]] || stage_junit "$stage" "$seconds" "$status" "$log"
+  if [ "$status" -ne 0 ]; then
+    echo "test: stage $stage failed (rc $status)"
+    # Whatever failed after the lab came up, leave no simulated Mac running.
+    case $stage in e2e|molecule|bench-smoke) make --no-print-directory molecule-destroy >/dev/null 2>&1 || true ;; esac
+    exit "$status"
+  fi
+done
