@@ -121,7 +121,8 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.macops.cluster.plugins.module_utils._problems import problem
 from ansible_collections.macops.cluster.plugins.plugin_utils._bench_generate import generate_plan
 from ansible_collections.macops.cluster.plugins.plugin_utils._bench_hpl import HplError, hpl_dat, hpl_plan
-from ansible_collections.macops.cluster.plugins.plugin_utils._bench_plan import PlanError, allsum_sizes, links_plan
+from ansible_collections.macops.cluster.plugins.module_utils._plan_error import PlanError
+from ansible_collections.macops.cluster.plugins.plugin_utils._bench_plan import allsum_sizes, links_plan
 
 
 def _model_configs(models, model_files):

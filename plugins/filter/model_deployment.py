@@ -79,7 +79,7 @@ _value:
 """
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.macops.cluster.plugins.plugin_utils._bench_plan import PlanError
+from ansible_collections.macops.cluster.plugins.module_utils._plan_error import PlanError
 from ansible_collections.macops.cluster.plugins.plugin_utils._model_deployment import deployment
 
 

@@ -9,9 +9,7 @@ __metaclass__ = type
 
 import json
 
-
-class PlanError(Exception):
-    """The plan file is not the JSON the thunderbolt_network role writes."""
+from ansible_collections.macops.cluster.plugins.module_utils._plan_error import PlanError
 
 
 def plan_ends(plan):

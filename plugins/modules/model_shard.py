@@ -304,7 +304,8 @@ from ansible_collections.macops.cluster.plugins.module_utils._file_digest import
 from ansible_collections.macops.cluster.plugins.module_utils._model_deploy import (
     hold_lock, inventory, link_or_copy, manifest_of, mark_run, prune, write_json, write_manifest)
 from ansible_collections.macops.cluster.plugins.module_utils._model_dir import ModelError, read_model
-from ansible_collections.macops.cluster.plugins.module_utils._model_plan import PlanError, place, smallest_fit
+from ansible_collections.macops.cluster.plugins.module_utils._model_plan import place, smallest_fit
+from ansible_collections.macops.cluster.plugins.module_utils._plan_error import PlanError
 from ansible_collections.macops.cluster.plugins.module_utils._model_pull import (
     PROGRESS_FILE, Progress, close_masters, control_options, pull_all, serve_argv, ssh_argv, tiling_errors)
 from ansible_collections.macops.cluster.plugins.module_utils._problems import problem

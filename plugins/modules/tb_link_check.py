@@ -141,7 +141,8 @@ problems:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.macops.cluster.plugins.module_utils._tb_link_plan import PlanError, read_plan_file
+from ansible_collections.macops.cluster.plugins.module_utils._plan_error import PlanError
+from ansible_collections.macops.cluster.plugins.module_utils._tb_link_plan import read_plan_file
 from ansible_collections.macops.cluster.plugins.module_utils._tb_link_probe import check_links
 
 

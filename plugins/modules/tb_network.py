@@ -283,11 +283,11 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.macops.cluster.plugins.module_utils import _module_commands as commands
 from ansible_collections.macops.cluster.plugins.module_utils._ifconfig import parse_interface
 from ansible_collections.macops.cluster.plugins.module_utils._networksetup import parse_hardware_ports, parse_service_order
+from ansible_collections.macops.cluster.plugins.module_utils._plan_error import PlanError
 from ansible_collections.macops.cluster.plugins.module_utils._tb_link_probe import check_links
 from ansible_collections.macops.cluster.plugins.module_utils._tb_link_problems import drift_problems
 from ansible_collections.macops.cluster.plugins.module_utils._tb_network import (
     DEFAULT_BRIDGE_DEVICE,
-    PlanError,
     plan,
     read_service_settings,
     state_text,

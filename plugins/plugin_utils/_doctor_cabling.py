@@ -14,7 +14,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.macops.cluster.plugins.module_utils._tb_link_plan import PlanError, plan_ends
+from ansible_collections.macops.cluster.plugins.module_utils._plan_error import PlanError
+from ansible_collections.macops.cluster.plugins.module_utils._tb_link_plan import plan_ends
 
 # The topology planner's findings about the cables themselves (what site.yml's topology role
 # reports before it plans): a cable's speed, a peer that is no cluster node, a dock in the path, a
