@@ -9,7 +9,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 name: benchmark_plan
 short_description: The benchmark's rounds of cables, from the applied Thunderbolt plan
-version_added: 0.4.0
+version_added: 0.1.0
 description:
   - Takes the applied Thunderbolt plan (the C(hosts) of C(thunderbolt-plan.json), which the thunderbolt_network
     role writes on every node) and returns its cables once each and the rounds that measure them.

@@ -11,7 +11,7 @@ DOCUMENTATION = r"""
 ---
 module: model_shard
 short_description: Plan a model's placement on the cluster, and give each node exactly its files
-version_added: 0.9.0
+version_added: 0.1.0
 description:
   - V(plan) runs where the model is (a node, or the controller with C(delegate_to)) and reads the model directory's
     C(config.json), its C(model.safetensors.index.json) and the header of every C(.safetensors) file, never the

@@ -11,7 +11,7 @@ DOCUMENTATION = r"""
 ---
 module: node_facts
 short_description: Read everything the playbooks need to know about a Mac in one module run
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - One module run per node and playbook; the commands of the groups in O(gather) run at once
     (threads), each at most once, so C(system_profiler) and C(sw_vers) run once per node.

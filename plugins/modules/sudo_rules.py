@@ -11,7 +11,7 @@ DOCUMENTATION = r"""
 ---
 module: sudo_rules
 short_description: Check the passwordless sudo rules in force on a Mac give no shell and no arbitrary code
-version_added: 0.3.0
+version_added: 0.1.0
 description:
   - Runs C(sudo -n -l) on the node over the bare connection (no Python start, no terminal, so sudo does not wrap
     long rules) and audits the listing on the controller, as the filter P(macops.cluster.sudo_rule_problems#filter)
