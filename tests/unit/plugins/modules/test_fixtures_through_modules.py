@@ -117,7 +117,7 @@ PARSER_ONLY = {
     "system_profiler/intel_thunderbolt3.txt": _system_profiler.parse_thunderbolt_text,
     "system_profiler/studio_hardware.txt": _system_profiler.parse_hardware_text,
     "system_profiler/studio_hardware_lower_case_cores.txt": _system_profiler.parse_hardware_text,
-    # The sudoers role reads `sudo -n -l` raw and audits it on the controller (sudo_rule_problems).
+    # The sudoers role reads `sudo -n -l` raw and audits it on the controller (the sudo_rules action).
     "sudo/list_default_rules_lab.txt": _sudo_rules.parse_listing,
     # The benchmark role's runs are parsed on the controller by the benchmark_report action.
     "mlx_lm_benchmark/one_node.txt": _bench_generate.parse_benchmark_output,
