@@ -109,7 +109,7 @@ notes:
   - Check mode starts no server and sends no traffic; it returns the tests it would run, without results.
   - iperf3 is Homebrew's (C(/opt/homebrew/bin/iperf3)), found before any other on PATH.
 seealso:
-  - module: macops.cluster.tb_link_check
+  - module: macops.cluster.node_facts
 """
 
 EXAMPLES = r"""

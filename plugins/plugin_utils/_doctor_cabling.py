@@ -29,7 +29,7 @@ CABLING_CODES = ("tb_peer_unknown", "tb_loopback_cable", "tb_link_asymmetric", "
 
 def planned_peers(sweeps, plan_file):
     """{(host, interface): peer host} of the applied plan as the swept nodes read it (node_facts'
-    ``files``, parsed by the reader of the plan tb_link_check uses); the union, so a node that holds
+    ``files``, parsed by the reader of the plan the links group uses); the union, so a node that holds
     an older copy adds only what the others lack, and a copy that is no plan adds nothing (the
     links check reports it)."""
     peers = {}
