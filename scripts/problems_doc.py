@@ -24,8 +24,8 @@ AREA_INTROS = {
     "topology": "The controller's plan from every node's Thunderbolt facts (`macops.cluster.thunderbolt_topology`, "
                 "see [topology.md](topology.md)).",
     "rdma": "RDMA readiness on each node (`macops.cluster.rdma_status`).",
-    "thunderbolt_network": "The Thunderbolt links after they are addressed (`macops.cluster.tb_link_check`, "
-                           "`roles/thunderbolt_network`).",
+    "thunderbolt_network": "The Thunderbolt links after they are addressed (`macops.cluster.tb_network`, "
+                           "`roles/thunderbolt_network`; `macops.cluster.node_facts`' `links` and `network` groups).",
     "reboot": "The checks after a reboot (`reboot-cluster.yml`, `roles/cluster_reboot`, see [reboot.md](reboot.md)).",
     "report": "What the report derives from the nodes' data (see [report.md](report.md)).",
 }

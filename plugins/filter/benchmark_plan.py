@@ -9,7 +9,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 name: benchmark_plan
 short_description: The benchmark's rounds of cables, from the applied Thunderbolt plan
-version_added: 0.4.0
+version_added: 0.1.0
 description:
   - Takes the applied Thunderbolt plan (the C(hosts) of C(thunderbolt-plan.json), which the thunderbolt_network
     role writes on every node) and returns its cables once each and the rounds that measure them.
@@ -121,7 +121,8 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.macops.cluster.plugins.module_utils._problems import problem
 from ansible_collections.macops.cluster.plugins.plugin_utils._bench_generate import generate_plan
 from ansible_collections.macops.cluster.plugins.plugin_utils._bench_hpl import HplError, hpl_dat, hpl_plan
-from ansible_collections.macops.cluster.plugins.plugin_utils._bench_plan import PlanError, allsum_sizes, links_plan
+from ansible_collections.macops.cluster.plugins.module_utils._plan_error import PlanError
+from ansible_collections.macops.cluster.plugins.plugin_utils._bench_plan import allsum_sizes, links_plan
 
 
 def _model_configs(models, model_files):

@@ -9,7 +9,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 name: doctor_findings
 short_description: What doctor.yml decides about a node from its one sweep
-version_added: 0.4.0
+version_added: 0.1.0
 description:
   - Takes the node's registered M(macops.cluster.node_facts) sweep and its M(macops.cluster.node_python) check
     and returns the node's C(macops_doctor). A node that could not be reached, has no usable Python or did not
@@ -20,6 +20,7 @@ description:
     judges them, RDMA readiness (where required, enabled or promised by a jaccl hostfile), the GPU wired limit
     against its LaunchDaemon, exo's health, exo's networksetup daemon, pending macOS updates, automatic macOS
     updates, sleep and auto-restart. docs/doctor.md lists each check with its source.
+  - P(macops.cluster.doctor_stats#filter) counts every node's result for AWX and CI.
 positional: _input, python_check, host, sweeps, settings
 options:
   _input:
@@ -54,13 +55,6 @@ EXAMPLES = r"""
     macops_doctor: >-
       {{ __doctor_sweep | macops.cluster.doctor_findings(__doctor_python, inventory_hostname, _sweeps,
            {'rdma_required': true, 'exo_expected': true}) }}
-
-- name: Count the findings for AWX
-  ansible.builtin.set_stats:
-    data:
-      doctor: "{{ ansible_play_hosts | map('extract', hostvars, 'macops_doctor') | macops.cluster.doctor_stats }}"
-    per_host: false
-  run_once: true
 """
 
 RETURN = r"""
@@ -75,7 +69,7 @@ from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.macops.cluster.plugins.plugin_utils._doctor_checks import cluster_stats, node_result
+from ansible_collections.macops.cluster.plugins.plugin_utils._doctor_checks import node_result
 from ansible_collections.macops.cluster.plugins.plugin_utils._report_inputs import plain
 
 
@@ -89,14 +83,6 @@ def doctor_findings(sweep, python_check, host, sweeps, settings=None):
         raise AnsibleFilterError("macops.cluster.doctor_findings: the sweep lacks %s" % exc)
 
 
-def doctor_stats(results):
-    """Counts per severity and per node, the codes found and the verdict, from every node's macops_doctor."""
-    try:
-        return cluster_stats([plain(result) for result in results])
-    except (KeyError, TypeError) as exc:
-        raise AnsibleFilterError("macops.cluster.doctor_stats: expects every node's macops_doctor (%s)" % exc)
-
-
 class FilterModule(object):
     def filters(self):
-        return {"doctor_findings": doctor_findings, "doctor_stats": doctor_stats}
+        return {"doctor_findings": doctor_findings}

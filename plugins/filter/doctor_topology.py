@@ -9,7 +9,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 name: doctor_topology
 short_description: The Thunderbolt plan as doctor.yml's report shows it
-version_added: 0.4.0
+version_added: 0.1.0
 description:
   - Takes C(macops_topology) (the topology role's plan over the nodes doctor.yml swept) and keeps its cables,
     class and addresses with only the findings about the cables as they are (a Thunderbolt 4 cable, a dock, a

@@ -13,9 +13,10 @@ short_description: The MLX hostfiles a node holds, as macops.cluster.node_files 
 version_added: 0.1.0
 author: macops.cluster team
 description:
-  - For each backend of O(backends), C(<directory>/hostfile-<backend>.json) with the text of
-    P(macops.cluster.mlx_hostfile#filter) and a final newline, and O(attributes); then the hostfile
-    of every other backend (C(ring), C(jaccl), C(jaccl-ring)) with C(state=absent).
+  - For each backend of O(backends), C(<directory>/hostfile-<backend>.json) with the plan's hostfile of that
+    backend as JSON text, written as C(mlx.distributed_config) writes it (C(json.dumps(..., indent=4)); the
+    bytes of the health report's C(hostfiles/<backend>.json)) and a final newline, and O(attributes); then the
+    hostfile of every other backend (C(ring), C(jaccl), C(jaccl-ring)) with C(state=absent).
   - The list goes to the C(files) option of M(macops.cluster.node_files) as it is.
   - Fails with the planner's reason when the cabling does not allow one of O(backends).
 positional: backends, directory, attributes

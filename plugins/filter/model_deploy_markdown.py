@@ -9,7 +9,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 name: model_deploy_markdown
 short_description: The Markdown page of a model deployment
-version_added: 0.9.0
+version_added: 0.1.0
 description:
   - The bytes that crossed the cables against the bytes the nodes lacked, one row per node (files held, linked,
     pulled, removed, bytes received, seconds, rate) and the bytes per cable and direction.

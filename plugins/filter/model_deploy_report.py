@@ -9,7 +9,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 name: model_deploy_report
 short_description: The report document of a model deployment, from the plan and every node's result
-version_added: 0.9.0
+version_added: 0.1.0
 description:
   - Per node the files it holds, linked, pulled and removed, the bytes it received and the seconds it took; for the
     run the bytes that crossed the cables (C(wire_bytes), as received), the bytes the nodes lacked

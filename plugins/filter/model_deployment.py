@@ -9,7 +9,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 name: model_deployment
 short_description: A model deployment's disk check and transfer plan, from the placement and every node's inventory
-version_added: 0.9.0
+version_added: 0.1.0
 description:
   - Takes the placement of M(macops.cluster.model_shard) (V(plan)) and returns what each node must hold, a
     C(shard_disk_full) problem for each node whose volume lacks the bytes it still needs plus the margin, and
@@ -79,7 +79,7 @@ _value:
 """
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.macops.cluster.plugins.plugin_utils._bench_plan import PlanError
+from ansible_collections.macops.cluster.plugins.module_utils._plan_error import PlanError
 from ansible_collections.macops.cluster.plugins.plugin_utils._model_deployment import deployment
 
 

@@ -9,7 +9,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 name: model_plan_markdown
 short_description: The Markdown page of a model placement
-version_added: 0.9.0
+version_added: 0.1.0
 description:
   - One table row per rank (node, layers, files, disk, weights, KV cache reserve, need, wired limit and its
     source, headroom), after a line on the runtime, mode and split rule.

@@ -9,7 +9,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 name: preflight_checks
 short_description: What the preflight role decides about a node from its one node read
-version_added: 0.3.0
+version_added: 0.1.0
 description:
   - Takes a node's C(macops_mac) and C(macops_node) (from M(macops.cluster.node_facts)) and returns each
     check (C(name), C(ok), C(detail), C(code)) and a catalogue problem for each that failed, with its fix.

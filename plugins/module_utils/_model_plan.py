@@ -27,6 +27,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.macops.cluster.plugins.module_utils._model_dir import files_for_layers, memory_for_layers
+from ansible_collections.macops.cluster.plugins.module_utils._plan_error import PlanError
 from ansible_collections.macops.cluster.plugins.module_utils._problems import problem
 
 MIB = 1024 * 1024
@@ -40,14 +41,6 @@ KV_DTYPE_BYTES = 2  # the KV cache is kept in the activations' dtype (bf16/fp16)
 # macOS's GPU working set when iogpu.wired_limit_mb is 0 (its default): about two thirds of RAM up to
 # 36 GiB and three quarters above (an estimate; user-needs.md gives 75-84 % on large machines).
 DEFAULT_WIRED_SMALL, DEFAULT_WIRED_LARGE, SMALL_RAM = 2.0 / 3.0, 0.75, 36 * GIB
-
-
-class PlanError(ValueError):
-    """No placement: ``problems`` are catalogue problems naming the cause and the fix."""
-
-    def __init__(self, problems):
-        self.problems = problems
-        super(PlanError, self).__init__("; ".join(p["message"] for p in problems))
 
 
 def version_tuple(text):
@@ -213,12 +206,12 @@ def _pipeline_counts(model, nodes, runtime, version, split, context_tokens, over
     """(counts, split_used) for an mlx-lm pipeline, or raise PlanError."""
     layers = model["arch"]["layers"]
     if len(nodes) > layers:
-        raise PlanError([problem("shard_no_fit", "%d nodes cannot pipeline a model of %d layers (one layer "
-                                 "at least per node)." % (len(nodes), layers))])
+        raise PlanError.of_problems([problem("shard_no_fit", "%d nodes cannot pipeline a model of %d layers (one "
+                                             "layer at least per node)." % (len(nodes), layers))])
     try:
         even = mlx_lm_counts(layers, len(nodes), version)
     except ValueError as exc:
-        raise PlanError([problem("shard_split_unsafe", "%s." % exc, details={
+        raise PlanError.of_problems([problem("shard_split_unsafe", "%s." % exc, details={
             "layers": layers, "nodes": len(nodes), "version": ".".join(map(str, version))})])
     if split == "even":
         return even, "even"
@@ -228,8 +221,9 @@ def _pipeline_counts(model, nodes, runtime, version, split, context_tokens, over
         return even, "even"
     if version < MLX_LM_SPLIT_FIXED:
         if split == "memory":
-            raise PlanError([problem("shard_split_unsafe", "mlx-lm %s cannot take a memory-weighted split "
-                                     "(pipeline(group, split=...) came in 0.32.0)." % ".".join(map(str, version)))])
+            raise PlanError.of_problems([problem(
+                "shard_split_unsafe", "mlx-lm %s cannot take a memory-weighted split (pipeline(group, split=...) "
+                "came in 0.32.0)." % ".".join(map(str, version)))])
         return even, "even"
     per_token = kv_bytes_per_token(model["arch"]) * context_tokens
     average_layer = sum(model["layer_bytes"].get(n, 0) for n in range(layers)) / float(layers)
@@ -250,8 +244,9 @@ def place(model, nodes, runtime, version, mode="pipeline", split="auto", context
     overhead = int(overhead_mb) * MIB
     supports = supports or {}
     if supports.get(mode) is False:
-        raise PlanError([problem("shard_runtime_unsupported", "%s %s cannot run %s (model_type %s) in %s mode." % (
-            runtime, version, model["path"], arch["model_type"], mode),
+        raise PlanError.of_problems([problem(
+            "shard_runtime_unsupported", "%s %s cannot run %s (model_type %s) in %s mode." % (
+                runtime, version, model["path"], arch["model_type"], mode),
             details={"model_type": arch["model_type"], "mode": mode})])
     wanted = version_tuple(version)
     plan = {"runtime": runtime, "version": version, "mode": mode, "context_tokens": context_tokens,
@@ -260,7 +255,7 @@ def place(model, nodes, runtime, version, mode="pipeline", split="auto", context
     if mode == "tensor":
         problems = _tensor_problems(arch, len(nodes))
         if problems:
-            raise PlanError(problems)
+            raise PlanError.of_problems(problems)
         layer_total = sum(model["layer_bytes"].get(n, 0) for n in range(layers))
         weights = model["shared_bytes"] + layer_total // len(nodes)
         ranks = [_rank(model, node, rank, 0, layers, everything, context_tokens, overhead, 1.0 / len(nodes),
@@ -282,7 +277,7 @@ def place(model, nodes, runtime, version, mode="pipeline", split="auto", context
                     split_needs_launcher=used == "memory" and counts != mlx_lm_counts(layers, len(nodes), wanted))
     problems = _fit_problems(ranks, runtime, mode)
     if problems:
-        raise PlanError(problems)
+        raise PlanError.of_problems(problems)
     plan["ranks"] = ranks
     plan["files"] = dict((name, model["files"][name]["size"]) for name in everything)
     plan["model_bytes"] = sum(plan["files"].values())
@@ -301,4 +296,4 @@ def smallest_fit(model, nodes, runtime, version, **settings):
         except PlanError:
             if count == len(nodes):
                 raise
-    raise PlanError([problem("shard_no_fit", "No node was given to place the model on.")])
+    raise PlanError.of_problems([problem("shard_no_fit", "No node was given to place the model on.")])

@@ -30,7 +30,8 @@ from ansible_collections.macops.cluster.plugins.module_utils._system_profiler im
     parse_json,
 )
 from ansible_collections.macops.cluster.plugins.module_utils._tb_config_check import drift_problems, read_applied
-from ansible_collections.macops.cluster.plugins.module_utils._tb_link_plan import PlanError, read_plan_file
+from ansible_collections.macops.cluster.plugins.module_utils._plan_error import PlanError
+from ansible_collections.macops.cluster.plugins.module_utils._tb_link_plan import read_plan_file
 from ansible_collections.macops.cluster.plugins.module_utils._tb_network import plan as network_plan
 from ansible_collections.macops.cluster.plugins.module_utils._tb_network import read_service_settings
 from ansible_collections.macops.cluster.plugins.module_utils._wired_limit import boot_target_mb

@@ -204,7 +204,7 @@ REGISTRY = {
         WARNING, "rdma",
         "`ibv_devices` or `ibv_devinfo` failed or printed something unreadable; the ports are not checked.",
         "Run the command the message names on the Mac by hand; reboot if RDMA was just enabled."),
-    # Thunderbolt network: tb_link_check and the thunderbolt_network role's drift checks.
+    # Thunderbolt network: the cable check (tb_network, node_facts' links) and the drift checks.
     "tb_link_no_reply": _code(
         ERROR, "thunderbolt_network",
         "A planned peer did not answer pings over its own cable.",
@@ -450,7 +450,7 @@ REGISTRY = {
         ERROR, "benchmark",
         "iperf3 could not measure a cable (no server answered on the peer's address, or iperf3 failed): "
         "the cable, the peer's address or iperf3 itself is missing.",
-        "Run doctor.yml or site.yml to check the cable and its addresses (tb_link_check), and "
+        "Run doctor.yml or site.yml to check the cable and its addresses, and "
         "`brew install iperf3` on both Macs; then run benchmark.yml --tags links again."),
     "bench_allsum_failed": _code(
         ERROR, "benchmark",

@@ -14,8 +14,8 @@ __metaclass__ = type
 
 import json
 
+from ansible_collections.macops.cluster.plugins.module_utils._plan_error import PlanError
 from ansible_collections.macops.cluster.plugins.module_utils._problems import problem
-from ansible_collections.macops.cluster.plugins.module_utils._tb_link_plan import PlanError
 
 # Written by tb_network beside the plan (its state file): the settings it applied with the addresses.
 APPLIED_KEY = "applied"

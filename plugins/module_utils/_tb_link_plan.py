@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # PRIVATE to the collection: the links of one node in the applied Thunderbolt address plan.
 # Do not use this from other collections. Stdlib only, Python 3.9.
-"""What ``macops.cluster.tb_link_check`` checks when it is given the plan file instead of links."""
+"""The links of one node in the applied plan file: what node_facts' ``links`` and ``ssh`` groups check."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -9,9 +9,7 @@ __metaclass__ = type
 
 import json
 
-
-class PlanError(Exception):
-    """The plan file is not the JSON the thunderbolt_network role writes."""
+from ansible_collections.macops.cluster.plugins.module_utils._plan_error import PlanError
 
 
 def plan_ends(plan):

@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-# PRIVATE to the collection: the Thunderbolt link check both tb_link_check and tb_network run.
+# PRIVATE to the collection: the Thunderbolt link check tb_network and node_facts (links) run.
 # Do not use this from other collections. Stdlib only, Python 3.9.
 """Route and ping every planned peer at once, and judge each link (the commands run through the
 module, in threads; parsing, which may fail the module, happens in the calling thread)."""

@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # PRIVATE to the collection: turns Thunderbolt link checks into problems with fixes.
 # Do not use this from other collections. Stdlib only, Python 3.9.
-"""Problems of ``macops.cluster.tb_link_check``, built by ``problem()`` (the host is the caller's to set)."""
+"""Problems of the Thunderbolt link check (``_tb_link_probe``), built by ``problem()`` (the host is the caller's to
+set)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -11,7 +12,7 @@ from ansible_collections.macops.cluster.plugins.module_utils._problems import pr
 
 
 def link_problems(links, default_route, thunderbolt_devices):
-    """links: `tb_link_check` link results; default_route: {interface, gateway} or None."""
+    """links: the link check's results per link; default_route: {interface, gateway} or None."""
     problems = []
     for link in links:
         peer = "%s (%s)" % (link["peer_host"] or "the peer", link["peer_ip"])

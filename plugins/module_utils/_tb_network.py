@@ -18,6 +18,7 @@ import json
 
 from ansible_collections.macops.cluster.plugins.module_utils import _module_commands as commands
 from ansible_collections.macops.cluster.plugins.module_utils._networksetup import parse_getinfo, parse_mtu
+from ansible_collections.macops.cluster.plugins.module_utils._plan_error import PlanError
 
 # TN3205 and exo: macOS's default Thunderbolt Bridge is the virtual interface bridge0, listed as
 # hardware port "Thunderbolt Bridge"; its definition lives under this key of this file.
@@ -26,10 +27,6 @@ DEFAULT_BRIDGE_DEVICE = "bridge0"
 SYSTEMCONFIG_PREFS = "/Library/Preferences/SystemConfiguration/preferences.plist"
 BRIDGE_PREFS_KEY = ":VirtualNetworkInterfaces:Bridge:%s"
 _THUNDERBOLT_PREFIX = "Thunderbolt"
-
-
-class PlanError(ValueError):
-    """The wanted state cannot be reached from what the Mac reports (unknown device, name clash)."""
 
 
 def bridge_devices(hardware_ports, services):

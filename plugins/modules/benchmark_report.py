@@ -11,7 +11,7 @@ DOCUMENTATION = r"""
 ---
 module: benchmark_report
 short_description: Write the benchmark's results, history, plots and report on the controller
-version_added: 0.4.0
+version_added: 0.1.0
 description:
   - Turns the links suite's iperf3 tests (M(macops.cluster.link_bench)), the allsum suite's runs and the generate
     suite's runs into the results document of C(docs/benchmark.schema.json) (version 1) and writes, into O(dest),

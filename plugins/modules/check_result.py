@@ -11,7 +11,7 @@ DOCUMENTATION = r"""
 ---
 module: check_result
 short_description: Publish a step's result and fail the host on its problems
-version_added: 0.3.0
+version_added: 0.1.0
 description:
   - Returns O(result) as the task's result, so C(register) publishes it under the role's one name (such as
     C(macops_preflight)) for the roles and the report that read it, also when the task fails.

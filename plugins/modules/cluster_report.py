@@ -13,7 +13,7 @@ module: cluster_report
 short_description: Write the cluster health report (JSON, HTML, Markdown, cabling map, hostfiles) on the controller
 version_added: 0.1.0
 description:
-  - Builds the report model of the macops.cluster.cluster_report_model filter from every node's
+  - Builds the report model (the content of C(report.json), docs/report.md) from every node's
     results and writes, in one task on the controller, the files a person or a CI job opens -
     C(report.json), C(index.html) (self-contained, with the cabling map inline), C(report.md),
     C(cabling.svg), C(cabling-graphviz.svg) when Graphviz C(dot) is installed, and
@@ -39,8 +39,11 @@ attributes:
 options:
   nodes:
     description:
-      - "C({inventory_hostname: {mac, rdma, software, gpu, services, checks, reachable}}), as for the
-        macops.cluster.cluster_report_model filter."
+      - "C({inventory_hostname: {mac, rdma, software, gpu, services, checks, reachable}}): C(mac) the C(mac)
+        dict of M(macops.cluster.system_profiler), C(rdma) the result of M(macops.cluster.rdma_status), C(software)
+        C({python, mlx, mlx_lm, exo}) version strings, C(gpu) C({wired_limit_mb, target_mb}), C(services)
+        C({name: {running, pid, detail}}), C(checks) a list of C({name, ok, detail}) (optional C(code),
+        C(severity), C(fix)), C(reachable) a bool. Any key may be missing (a node that failed early)."
       - With O(hosts), an entry given here replaces the one read for that host.
     type: dict
     default: {}
@@ -108,9 +111,7 @@ options:
     elements: str
     default: []
 seealso:
-  - plugin: macops.cluster.cluster_report_model
-    plugin_type: filter
-  - plugin: macops.cluster.report_html
+  - plugin: macops.cluster.thunderbolt_topology
     plugin_type: filter
 """
 
@@ -134,7 +135,7 @@ verdict:
   returned: always
   type: str
 summary:
-  description: Counts of nodes, cables and problems per severity (see the filter cluster_report_model).
+  description: Counts of nodes, reachable nodes, RDMA-ready nodes, cables, the topology class and problems per severity.
   returned: always
   type: dict
 problem_codes:

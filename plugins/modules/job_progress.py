@@ -11,7 +11,7 @@ DOCUMENTATION = r"""
 ---
 module: job_progress
 short_description: Wait for an async task and show the progress it writes on the host
-version_added: 0.9.0
+version_added: 0.1.0
 description:
   - Takes the registered result of a task started with C(async) and C(poll=0), asks
     M(ansible.builtin.async_status) every O(interval) seconds whether the job has finished, and meanwhile shows

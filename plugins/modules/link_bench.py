@@ -11,7 +11,7 @@ DOCUMENTATION = r"""
 ---
 module: link_bench
 short_description: Measure Thunderbolt cables with iperf3, bound to each cable's own addresses
-version_added: 0.4.0
+version_added: 0.1.0
 description:
   - Runs one round of the benchmark role's links suite on this node. For each entry of O(serve) it runs a
     one-off iperf3 server bound to this node's address on that cable (C(iperf3 -s -1 -B ADDRESS -J)); for each
@@ -109,7 +109,7 @@ notes:
   - Check mode starts no server and sends no traffic; it returns the tests it would run, without results.
   - iperf3 is Homebrew's (C(/opt/homebrew/bin/iperf3)), found before any other on PATH.
 seealso:
-  - module: macops.cluster.tb_link_check
+  - module: macops.cluster.node_facts
 """
 
 EXAMPLES = r"""

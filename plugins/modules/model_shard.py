@@ -11,7 +11,7 @@ DOCUMENTATION = r"""
 ---
 module: model_shard
 short_description: Plan a model's placement on the cluster, and give each node exactly its files
-version_added: 0.9.0
+version_added: 0.1.0
 description:
   - V(plan) runs where the model is (a node, or the controller with C(delegate_to)) and reads the model directory's
     C(config.json), its C(model.safetensors.index.json) and the header of every C(.safetensors) file, never the
@@ -304,7 +304,8 @@ from ansible_collections.macops.cluster.plugins.module_utils._file_digest import
 from ansible_collections.macops.cluster.plugins.module_utils._model_deploy import (
     hold_lock, inventory, link_or_copy, manifest_of, mark_run, prune, write_json, write_manifest)
 from ansible_collections.macops.cluster.plugins.module_utils._model_dir import ModelError, read_model
-from ansible_collections.macops.cluster.plugins.module_utils._model_plan import PlanError, place, smallest_fit
+from ansible_collections.macops.cluster.plugins.module_utils._model_plan import place, smallest_fit
+from ansible_collections.macops.cluster.plugins.module_utils._plan_error import PlanError
 from ansible_collections.macops.cluster.plugins.module_utils._model_pull import (
     PROGRESS_FILE, Progress, close_masters, control_options, pull_all, serve_argv, ssh_argv, tiling_errors)
 from ansible_collections.macops.cluster.plugins.module_utils._problems import problem

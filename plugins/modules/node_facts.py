@@ -11,7 +11,7 @@ DOCUMENTATION = r"""
 ---
 module: node_facts
 short_description: Read everything the playbooks need to know about a Mac in one module run
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - One module run per node and playbook; the commands of the groups in O(gather) run at once
     (threads), each at most once, so C(system_profiler) and C(sw_vers) run once per node.
@@ -31,9 +31,12 @@ description:
     judges readiness as M(macops.cluster.rdma_status) does, with the Thunderbolt ports of the
     C(mac) group or, without it, of O(mac) (a C(macops_mac) fact read earlier); cabling does not
     change when addresses are set or a Mac reboots, so nothing reads system_profiler twice.
-  - C(links) pings every peer of this node in the applied Thunderbolt plan over its own cable and
-    reads the routes, as M(macops.cluster.tb_link_check) does (same probe and verdict), beside the
-    other reads, so a check after a reboot needs no second module run.
+  - C(links) pings every peer of this node in the applied Thunderbolt plan over its own cable
+    (C(ping -c <count> [-i <interval>] -t <timeout> <peer_ip>)) and asks C(route -n get) which interface
+    reaches it, all at once and beside the other reads, so a check after a reboot needs no second module run.
+    A cable is ok when the route leaves through its own interface and at least one echo reply came back.
+    It also reads the default route and reports one through a Thunderbolt port or bridge. The probe and
+    verdict are M(macops.cluster.tb_network)'s own check after it applies the plan.
   - C(exo) reads exo's LaunchDaemon (O(exo.plist), the exo role's, for the label, API port and log), asks launchd
     whether the job runs and, while it is loaded, asks C(GET /state) on the loopback until it lists
     O(exo.expected_nodes) nodes or O(exo.timeout) seconds pass, as M(macops.cluster.exo_health) does
@@ -324,8 +327,11 @@ models:
             "bytes": 260000000, "missing": [], "wrong_size": [], "complete": true, "path": "/Users/admin/models/tiny-qwen2"}]
 links:
   description:
-    - What M(macops.cluster.tb_link_check) returns for this node's cables in O(links.plan_file) (C(plan_found),
-      C(planned_links), C(links), C(default_route), C(problems)).
+    - For this node's cables in O(links.plan_file) - C(plan_found) (the file is there), C(planned_links)
+      (how many cables it lists for O(links.host), checked or not, see O(links.peers)), C(links) (per cable
+      checked C(interface), C(peer_ip), C(peer_host), C(route_interface), C(transmitted), C(received) and
+      C(ok)), C(default_route) (C(interface) and C(gateway), null when there is none) and C(problems)
+      (C(tb_link_no_reply), C(tb_link_wrong_interface), C(tb_default_route_over_thunderbolt), every one an error).
   type: dict
   returned: when C(links) is gathered
 exo:

@@ -76,7 +76,7 @@ EXAMPLES = r"""
   macops.cluster.node_files:
     files:
       - path: /Library/Application Support/macops/hostfile-ring.json
-        content: "{{ macops_topology | macops.cluster.mlx_hostfile('ring') }}\n"
+        content: "{{ macops_topology['hostfiles']['ring'] | to_json(indent=4) }}\n"
         owner: root
         group: wheel
         mode: "0644"

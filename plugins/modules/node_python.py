@@ -11,7 +11,7 @@ DOCUMENTATION = r"""
 ---
 module: node_python
 short_description: Check that a Mac has a Python Ansible modules can run with, before any module runs
-version_added: 0.3.0
+version_added: 0.1.0
 description:
   - Asks the node's interpreter for its version over the bare connection, as M(ansible.builtin.raw) does, so it
     needs no Python on the node and never shows Ansible's unreadable module failure.

@@ -11,7 +11,7 @@ DOCUMENTATION = r"""
 ---
 module: node_reboot
 short_description: Reboot a Mac and wait for its new boot, asking at a steady pace
-version_added: 0.3.0
+version_added: 0.1.0
 description:
   - M(ansible.builtin.reboot) with two differences, both about time on a cluster that reboots all its nodes
     at once.

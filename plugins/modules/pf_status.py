@@ -40,7 +40,7 @@ notes:
   - The layout of C(pfctl -s info) beyond its C(Status) line is not read; it is taken from pfctl(8),
     not from a macOS 26 capture.
 seealso:
-  - module: macops.cluster.mac_state
+  - module: macops.cluster.node_facts
 """
 
 EXAMPLES = r"""

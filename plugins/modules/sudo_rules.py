@@ -11,12 +11,12 @@ DOCUMENTATION = r"""
 ---
 module: sudo_rules
 short_description: Check the passwordless sudo rules in force on a Mac give no shell and no arbitrary code
-version_added: 0.3.0
+version_added: 0.1.0
 description:
   - Runs C(sudo -n -l) on the node over the bare connection (no Python start, no terminal, so sudo does not wrap
-    long rules) and audits the listing on the controller, as the filter P(macops.cluster.sudo_rule_problems#filter)
-    does - every rule of O(expected) listed as passwordless, and no passwordless rule, whichever file it comes from,
-    that gives a shell or runs arbitrary code as root.
+    long rules) and audits the listing on the controller, matching arguments the way sudo does (C(*) also matches
+    spaces and further options) - every rule of O(expected) listed as passwordless, and no passwordless rule,
+    whichever file it comes from, that gives a shell or runs arbitrary code as root.
   - With O(sudoers), applies the rules first with M(community.general.sudoers), so one task installs and proves them.
   - Returns the problems (C(sudo_rule_unsafe), C(sudo_rule_unsafe_accepted), C(sudo_rules_inactive); see
     C(docs/problems.md)) and fails on the severities O(fail_on) names.

@@ -36,8 +36,9 @@ description:
     addresses; only a loaded one will reset them again (the exo role's guard disables and boots out
     exo's, leaving the plist in place). O(launchd_loaded) saves that read where a node read earlier
     found the job not loaded.
-  - With O(links) and O(verify), then checks every link as M(macops.cluster.tb_link_check) does (route and
-    ping each peer over its own cable, all at once), so the role's one task applies and proves the network.
+  - With O(links) and O(verify), then checks every link (route and ping each peer over its own cable, all at
+    once, as the C(links) group of M(macops.cluster.node_facts) does later), so the role's one task applies and
+    proves the network.
   - RV(problems) holds what it found, each a catalogue problem for O(host) (C(docs/problems.md)); with
     O(require_links) an error among them (a link that does not work) fails the module, after the changes.
 author: macops.cluster team (@macops)
@@ -174,7 +175,7 @@ notes:
     (see the parser); an unexpected format fails the task rather than guessing.
   - Changes the current network location only.
 seealso:
-  - module: macops.cluster.tb_link_check
+  - module: macops.cluster.node_facts
 """
 
 EXAMPLES = r"""
@@ -257,7 +258,8 @@ links:
 problems:
   description:
     - C(tb_bridge_returned), C(tb_address_reset) (only when O(state_file) was there before),
-      C(tb_exo_networksetup_daemon), and the link problems of M(macops.cluster.tb_link_check).
+      C(tb_exo_networksetup_daemon), and the link problems (C(tb_link_no_reply), C(tb_link_wrong_interface),
+      C(tb_default_route_over_thunderbolt)).
   returned: always
   type: list
   elements: dict
@@ -283,11 +285,11 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.macops.cluster.plugins.module_utils import _module_commands as commands
 from ansible_collections.macops.cluster.plugins.module_utils._ifconfig import parse_interface
 from ansible_collections.macops.cluster.plugins.module_utils._networksetup import parse_hardware_ports, parse_service_order
+from ansible_collections.macops.cluster.plugins.module_utils._plan_error import PlanError
 from ansible_collections.macops.cluster.plugins.module_utils._tb_link_probe import check_links
 from ansible_collections.macops.cluster.plugins.module_utils._tb_link_problems import drift_problems
 from ansible_collections.macops.cluster.plugins.module_utils._tb_network import (
     DEFAULT_BRIDGE_DEVICE,
-    PlanError,
     plan,
     read_service_settings,
     state_text,

@@ -11,7 +11,7 @@ DOCUMENTATION = r"""
 ---
 module: validate_inputs
 short_description: Check every input of the collection's roles on the controller, before anything connects
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - Validates the host's variables against the complete C(meta/argument_specs.yml) of each role in
     O(roles) with Ansible's own C(ArgumentSpecValidator), the validator behind

@@ -16,13 +16,11 @@ __metaclass__ = type
 
 import re
 
+from ansible_collections.macops.cluster.plugins.module_utils._plan_error import PlanError
+
 # The cabling is small (8 Macs with 6 ports each have at most 24 cables), so an exact search for
 # the fewest rounds is cheap; this bounds it all the same.
 _SEARCH_STEPS = 200000
-
-
-class PlanError(ValueError):
-    """The applied plan cannot be measured (a malformed entry, a cable with one end)."""
 
 
 def _natural(text):

@@ -14,7 +14,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.macops.cluster.plugins.module_utils._tb_link_plan import PlanError, plan_ends
+from ansible_collections.macops.cluster.plugins.module_utils._plan_error import PlanError
+from ansible_collections.macops.cluster.plugins.module_utils._tb_link_plan import plan_ends
 
 # The topology planner's findings about the cables themselves (what site.yml's topology role
 # reports before it plans): a cable's speed, a peer that is no cluster node, a dock in the path, a
@@ -28,7 +29,7 @@ CABLING_CODES = ("tb_peer_unknown", "tb_loopback_cable", "tb_link_asymmetric", "
 
 def planned_peers(sweeps, plan_file):
     """{(host, interface): peer host} of the applied plan as the swept nodes read it (node_facts'
-    ``files``, parsed by the reader of the plan tb_link_check uses); the union, so a node that holds
+    ``files``, parsed by the reader of the plan the links group uses); the union, so a node that holds
     an older copy adds only what the others lack, and a copy that is no plan adds nothing (the
     links check reports it)."""
     peers = {}

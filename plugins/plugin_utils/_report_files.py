@@ -1,9 +1,8 @@
 # -*- coding: utf-8 -*-
 # PRIVATE to the collection: the files of the cluster health report (action cluster_report).
 # Names and behaviour may change without notice. Stdlib only, Python 3.9 compatible.
-"""What the report directory holds for one report model, as {relative path: text}: the same
-bytes the filters macops.cluster.report_html, report_markdown, cabling_svg and mlx_hostfile give,
-so a file written by the action and a file rendered by a playbook never differ."""
+"""What the report directory holds for one report model, as {relative path: text}: report.json,
+the page, the Markdown, the drawing and the MLX hostfiles, each rendered once here."""
 
 from __future__ import absolute_import, division, print_function
 

@@ -59,15 +59,14 @@ UNREGISTERED = "problem_unregistered"
 
 
 class ReportError(TopologyError):
-    """Input the report renderers cannot use; the filters re-raise it as AnsibleFilterError."""
+    """Input the report renderers cannot use."""
 
 
 def checked_model(model):
     """The model itself, or ReportError when `model` is not what build_report_model returns."""
     if not isinstance(model, dict) or model.get("schema_version") != SCHEMA_VERSION \
             or not isinstance(model.get("topology"), dict) or not isinstance(model.get("nodes"), list):
-        raise ReportError("expected the result of macops.cluster.cluster_report_model (schema_version %d)"
-                          % SCHEMA_VERSION)
+        raise ReportError("expected the report model (build_report_model, schema_version %d)" % SCHEMA_VERSION)
     return model
 
 

@@ -18,7 +18,7 @@ __metaclass__ = type
 import math
 from xml.sax.saxutils import escape, quoteattr
 
-from ._report_model import SCHEMA_VERSION, ReportError, build_report_model, checked_model
+from ._report_model import checked_model
 from ._topology_common import ERROR, WARNING, describe_speed
 
 BOX_WIDTH = 176
@@ -320,12 +320,6 @@ def _legend(top):
     return "".join(out)
 
 
-def cabling_svg(source, nodes=None):
-    """SVG from a report model, or from a topology plan (plus the planner's `nodes` for memory)."""
-    if isinstance(source, dict) and "schema_version" in source:
-        return draw_cabling(checked_model(source))
-    if not isinstance(source, dict) or not isinstance(source.get("links"), list) \
-            or not isinstance(source.get("hosts"), list):
-        raise ReportError("expected the result of macops.cluster.thunderbolt_topology or of "
-                          "macops.cluster.cluster_report_model (schema_version %d)" % SCHEMA_VERSION)
-    return draw_cabling(build_report_model(nodes or {}, source))
+def cabling_svg(model):
+    """The report's cabling.svg: the drawing of a report model, or ReportError when it is none."""
+    return draw_cabling(checked_model(model))

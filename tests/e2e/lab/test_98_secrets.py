@@ -46,7 +46,8 @@ def _use_every_lab_secret(ansible):
   gather_facts: false
   tasks:
     - name: Read the facts python_env needs
-      macops.cluster.mac_state:
+      macops.cluster.node_facts:
+        gather: [user]
     - name: Make the state directory python_env writes into (preflight's, on a fresh lab)
       ansible.builtin.file:
         path: "{{ macops_state_dir }}"

@@ -29,9 +29,7 @@ PLAN_PLAYBOOK = """
         dest: "{{ out }}"
         mode: "0600"
         content: "{{ {'topology': nodes | macops.cluster.thunderbolt_topology(pool='198.19.0.0/16'),
-                      'rdma': rdma_by_host,
-                      'ring': (nodes | macops.cluster.thunderbolt_topology(pool='198.19.0.0/16'))
-                              | macops.cluster.mlx_hostfile('ring')} | to_nice_json }}"
+                      'rdma': rdma_by_host} | to_nice_json }}"
       vars:
         nodes: "{{ nodes_json | from_json }}"
         nodes_json: >-

@@ -4,8 +4,8 @@ import itertools
 
 import pytest
 
+from ansible_collections.macops.cluster.plugins.module_utils._plan_error import PlanError
 from ansible_collections.macops.cluster.plugins.plugin_utils._bench_plan import (
-    PlanError,
     cables_from_plan,
     links_plan,
     plan_rounds,

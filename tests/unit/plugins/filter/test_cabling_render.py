@@ -1,11 +1,10 @@
-"""DOT, Mermaid and port-label renderings of a plan."""
+"""The DOT rendering of a plan (the report's cabling-graphviz.svg)."""
 import shutil
 import subprocess
 
 import pytest
 
-from ansible_collections.macops.cluster.plugins.plugin_utils._cabling_render import (cabling_dot, cabling_mermaid,
-                                                                                    port_labels)
+from ansible_collections.macops.cluster.plugins.plugin_utils._cabling_render import cabling_dot
 from ansible_collections.macops.cluster.plugins.plugin_utils._topology import build_topology
 from ansible_collections.macops.cluster.plugins.plugin_utils._topology_common import TopologyError
 
@@ -45,37 +44,6 @@ def test_graphviz_accepts_the_dot(tmp_path):
     assert broken.returncode != 0
 
 
-def test_mermaid_ids_labels_and_link_styles():
-    text = cabling_mermaid(make_topology())
-    lines = text.splitlines()
-    assert lines[0] == "graph LR"
-    assert '  studio_1["studio-1<br/>Mac Studio (Mac15,14)"]' in lines
-    assert '  mini_1 -.-|"en2 (port 1) #lt;-#gt; en4 (port 3), 40 Gb/s tb_link_tb4_speed"| studio_1' in lines
-    edges = [l for l in lines if "---|" in l or "-.-|" in l]
-    styled = [int(l.split()[1]) for l in lines if l.strip().startswith("linkStyle")]
-    assert styled == [i for i, l in enumerate(edges) if "-.-|" in l] and styled
-
-
-def test_mermaid_ids_stay_unique():
-    hosts = {"mac-1": "mini", "mac_1": "mini"}
-    text = cabling_mermaid(build_topology(build_nodes(hosts, ["mac-1:1 mac_1:1"])))
-    assert '  mac_1["mac-1' in text and '  mac_1_2["mac_1' in text and "mac_1 ---|" in text
-
-
-def test_port_labels_one_row_per_cable_end_sorted():
-    table = port_labels(make_topology()).splitlines()
-    assert table[0] == "| Mac | Port | Goes to Mac | Port there | Speed | Problems |"
-    assert table[2:] == [
-        "| mini.1 | en2 (port 1) | studio-1 | en4 (port 3) | 40 Gb/s | tb_link_tb4_speed |",
-        "| mini.1 | en3 (port 2) | studio-2 | en2 (port 1) | 80 Gb/s | tb_port_next_to_ethernet |",
-        "| studio-1 | en3 (port 2) | studio-2 | en3 (port 2) | 80 Gb/s |  |",
-        "| studio-1 | en4 (port 3) | mini.1 | en2 (port 1) | 40 Gb/s | tb_link_tb4_speed |",
-        "| studio-2 | en2 (port 1) | mini.1 | en3 (port 2) | 80 Gb/s | tb_port_next_to_ethernet |",
-        "| studio-2 | en3 (port 2) | studio-1 | en3 (port 2) | 80 Gb/s |  |",
-    ]
-
-
-@pytest.mark.parametrize("render", [cabling_dot, cabling_mermaid, port_labels])
-def test_renderers_reject_other_input(render):
+def test_dot_rejects_other_input():
     with pytest.raises(TopologyError, match="expected the result"):
-        render({"links": "nope"})
+        cabling_dot({"links": "nope"})

@@ -8,7 +8,8 @@ import pytest
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.macops.cluster.plugins.filter.doctor_findings import doctor_findings, doctor_stats
+from ansible_collections.macops.cluster.plugins.filter.doctor_findings import doctor_findings
+from ansible_collections.macops.cluster.plugins.filter.doctor_stats import doctor_stats
 from ansible_collections.macops.cluster.plugins.module_utils._problems import PROBLEM_KEYS, REGISTRY
 from ansible_collections.macops.cluster.plugins.filter.doctor_topology import doctor_topology
 from ansible_collections.macops.cluster.plugins.plugin_utils._doctor_checks import cluster_stats, node_result

@@ -1,4 +1,4 @@
-"""The five filters as Ansible loads them: FilterModule maps, errors, docs and a real template run."""
+"""The planner filter as Ansible loads it: its errors, its docs and a real template run."""
 import json
 import os
 import subprocess
@@ -7,40 +7,18 @@ import sys
 import pytest
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.macops.cluster.plugins.filter import (cabling_dot, cabling_mermaid, mlx_hostfile,
-                                                                port_labels, thunderbolt_topology)
+from ansible_collections.macops.cluster.plugins.filter import thunderbolt_topology
 
-from cabling_builder import build_nodes, mesh_cables
+from cabling_builder import build_nodes
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
 BIN = os.path.dirname(sys.executable)
-FILTERS = {"thunderbolt_topology": thunderbolt_topology, "mlx_hostfile": mlx_hostfile,
-           "cabling_dot": cabling_dot, "cabling_mermaid": cabling_mermaid, "port_labels": port_labels}
 
 
-@pytest.mark.parametrize("name", sorted(FILTERS))
-def test_filter_module_exposes_one_filter_named_like_the_file(name):
-    assert list(FILTERS[name].FilterModule().filters()) == [name]
-
-
-def test_filters_chain():
-    nodes = build_nodes(["mac1", "mac2", "mac3"], mesh_cables(["mac1", "mac2", "mac3"]))
-    plan = thunderbolt_topology.thunderbolt_topology(nodes)
-    assert json.loads(mlx_hostfile.mlx_hostfile(plan, "jaccl"))["backend"] == "jaccl"
-    assert cabling_dot.cabling_dot(plan).startswith("graph cabling {")
-    assert cabling_mermaid.cabling_mermaid(plan).startswith("graph LR")
-    assert port_labels.port_labels(plan).startswith("| Mac |")
-
-
-@pytest.mark.parametrize("call, message", [
-    (lambda: thunderbolt_topology.thunderbolt_topology({}, pool="banana"),
-     "thunderbolt_topology: Thunderbolt address pool 'banana' is not a valid IPv4 network"),
-    (lambda: mlx_hostfile.mlx_hostfile({}, "ring"), "mlx_hostfile: expected the result"),
-    (lambda: port_labels.port_labels(None), "port_labels: expected the result"),
-])
-def test_planner_errors_become_ansible_filter_errors(call, message):
-    with pytest.raises(AnsibleFilterError, match=message):
-        call()
+def test_planner_errors_become_ansible_filter_errors():
+    with pytest.raises(AnsibleFilterError, match="thunderbolt_topology: Thunderbolt address pool 'banana' is not a "
+                                                 "valid IPv4 network"):
+        thunderbolt_topology.thunderbolt_topology({}, pool="banana")
 
 
 def run_ansible(args, tmp_path):
@@ -51,7 +29,7 @@ def run_ansible(args, tmp_path):
     return subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=240)
 
 
-def test_filters_run_in_a_playbook(tmp_path):
+def test_the_planner_runs_in_a_playbook(tmp_path):
     nodes = build_nodes(["mac1", "mac2", "mac3", "mac4"], ["mac1:2 mac2:2", "mac2:3 mac3:2", "mac3:3 mac4:2",
                                                            "mac4:3 mac1:3"])
     (tmp_path / "nodes.json").write_text(json.dumps({"nodes": nodes}))
@@ -67,14 +45,8 @@ def test_filters_run_in_a_playbook(tmp_path):
     - ansible.builtin.debug:
         msg:
           class: "{{ plan['class'] }}"
-          ring: "{{ plan | macops.cluster.mlx_hostfile('ring') }}"
-          labels: "{{ plan | macops.cluster.port_labels }}"
-          dot: "{{ plan | macops.cluster.cabling_dot }}"
-          mermaid: "{{ plan | macops.cluster.cabling_mermaid }}"
-    - ansible.builtin.debug:
-        msg: "{{ plan | macops.cluster.mlx_hostfile('jaccl') }}"
-      ignore_errors: true
-      register: jaccl
+          ring: "{{ plan['hostfiles']['ring'] }}"
+          jaccl: "{{ plan['hostfiles']['jaccl'] }}"
 """)
     result = run_ansible([os.path.join(BIN, "ansible-playbook"), "-i", "localhost,", "-c", "local",
                           str(playbook)], tmp_path)
@@ -82,17 +54,13 @@ def test_filters_run_in_a_playbook(tmp_path):
     tasks = json.loads(result.stdout)["plays"][0]["tasks"]
     msg = tasks[1]["hosts"]["localhost"]["msg"]
     assert msg["class"] == "ring"
-    ring = json.loads(msg["ring"])
-    assert [h["ips"][0].rsplit(".", 1)[0] for h in ring["hosts"]] == ["198.19.8"] * 4
-    assert msg["labels"].count("\n") == 2 + 8
-    failed = tasks[2]["hosts"]["localhost"]
-    assert failed["failed"] and "no jaccl hostfile" in failed["msg"]
+    assert [h["ips"][0].rsplit(".", 1)[0] for h in msg["ring"]["hosts"]] == ["198.19.8"] * 4
+    assert msg["jaccl"] is None  # a ring is no full mesh
 
 
-@pytest.mark.parametrize("name", sorted(FILTERS))
-def test_ansible_doc_renders(tmp_path, name):
-    result = run_ansible([os.path.join(BIN, "ansible-doc"), "-t", "filter", "--json", "macops.cluster." + name],
-                         tmp_path)
+def test_ansible_doc_renders(tmp_path):
+    result = run_ansible([os.path.join(BIN, "ansible-doc"), "-t", "filter", "--json",
+                          "macops.cluster.thunderbolt_topology"], tmp_path)
     assert result.returncode == 0, result.stderr
-    doc = json.loads(result.stdout)["macops.cluster." + name]
-    assert doc["doc"]["name"] == name and doc["examples"] and doc["return"]["_value"]
+    doc = json.loads(result.stdout)["macops.cluster.thunderbolt_topology"]
+    assert doc["doc"]["name"] == "thunderbolt_topology" and doc["examples"] and doc["return"]["_value"]

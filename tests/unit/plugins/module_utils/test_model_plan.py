@@ -9,7 +9,8 @@ import pytest
 import model_layouts as layouts
 from ansible_collections.macops.cluster.plugins.module_utils import _model_plan as plan_lib
 from ansible_collections.macops.cluster.plugins.module_utils._model_dir import read_model
-from ansible_collections.macops.cluster.plugins.module_utils._model_plan import PlanError, place, smallest_fit
+from ansible_collections.macops.cluster.plugins.module_utils._model_plan import place, smallest_fit
+from ansible_collections.macops.cluster.plugins.module_utils._plan_error import PlanError
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "lab"))
 from macsim import testmodel  # noqa: E402  (the lab's model writer)

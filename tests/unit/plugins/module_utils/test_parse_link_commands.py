@@ -6,7 +6,8 @@ from ansible_collections.macops.cluster.plugins.module_utils._ifconfig import do
 from ansible_collections.macops.cluster.plugins.module_utils._parsing import ParseError
 from ansible_collections.macops.cluster.plugins.module_utils._ping import parse_summary
 from ansible_collections.macops.cluster.plugins.module_utils._route import parse_route_get
-from ansible_collections.macops.cluster.plugins.module_utils._tb_link_plan import PlanError, plan_links, select_peers
+from ansible_collections.macops.cluster.plugins.module_utils._plan_error import PlanError
+from ansible_collections.macops.cluster.plugins.module_utils._tb_link_plan import plan_links, select_peers
 
 
 def test_bridge_members_and_status():

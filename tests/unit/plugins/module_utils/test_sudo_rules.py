@@ -3,7 +3,6 @@
 a shell or run arbitrary code, with the wildcard pitfalls (`*` also matches spaces and options)."""
 import pytest
 
-from ansible_collections.macops.cluster.plugins.filter.sudo_rule_problems import sudo_rule_problems
 from ansible_collections.macops.cluster.plugins.module_utils import _sudo_rules as rules
 from ansible_collections.macops.cluster.plugins.module_utils._problems import is_problem
 from fixture_files import read_fixture
@@ -253,10 +252,10 @@ def test_a_failed_listing_or_a_missing_rule_is_inactive():
     assert [p["details"] for p in missing] == [{"missing": [r"/usr/sbin/sysctl -w iogpu.wired_limit_mb\=1"]}]
 
 
-def test_the_filter_returns_problems_in_the_one_shape():
-    found = sudo_rule_problems(BROAD, rc="0", expected=DEFAULTS, accepted=None, host="mac1")
+def test_the_audit_returns_problems_in_the_one_shape():
+    found = rules.audit(BROAD, expected=DEFAULTS, host="mac1")
     assert found and all(is_problem(p) for p in found)
-    assert sudo_rule_problems(LAB, expected=DEFAULTS) == []
+    assert rules.audit(LAB, expected=DEFAULTS) == []
 
 
 def test_entries_are_checked_before_they_are_written():

@@ -13,7 +13,7 @@ from ansible_collections.macops.cluster.plugins.module_utils._networksetup impor
 )
 from ansible_collections.macops.cluster.plugins.module_utils._problems import PROBLEM_KEYS
 from ansible_collections.macops.cluster.plugins.module_utils._tb_config_check import drift_problems, read_applied
-from ansible_collections.macops.cluster.plugins.module_utils._tb_link_plan import PlanError
+from ansible_collections.macops.cluster.plugins.module_utils._plan_error import PlanError
 from ansible_collections.macops.cluster.plugins.module_utils._tb_network import plan
 
 PORTS = parse_hardware_ports(read_fixture("networksetup/listallhardwareports_studio.txt"))

@@ -8,7 +8,8 @@ from ansible_collections.macops.cluster.plugins.module_utils._networksetup impor
     parse_hardware_ports,
     parse_service_order,
 )
-from ansible_collections.macops.cluster.plugins.module_utils._tb_network import PlanError, plan
+from ansible_collections.macops.cluster.plugins.module_utils._plan_error import PlanError
+from ansible_collections.macops.cluster.plugins.module_utils._tb_network import plan
 
 PORTS = parse_hardware_ports(read_fixture("networksetup/listallhardwareports_studio.txt"))
 FRESH = parse_service_order(read_fixture("networksetup/listnetworkserviceorder_fresh_studio.txt"))

@@ -17,12 +17,11 @@ from ansible_collections.macops.cluster.plugins.module_utils._parsing import Par
 from ansible_collections.macops.cluster.plugins.plugin_utils import _bench_exo, _bench_generate, _bench_hpl
 from ansible_collections.macops.cluster.plugins.modules import (
     link_bench,
-    mac_state,
+    node_facts,
     pf_status,
     pmset,
     rdma_status,
     system_profiler,
-    tb_link_check,
     tb_network,
 )
 
@@ -85,6 +84,9 @@ CABLE = {"tests": [{"link_id": "mac1:en3--mac2:en3", "client_ip": "198.19.0.1", 
          "connect_wait": 0}
 READ_ONLY_NETWORK = {"services": [{"device": "en3", "address": "198.19.0.1"}], "bridge": "absent",
                      "_ansible_check_mode": True}
+# Nothing to change, then the cable check (route and ping per link); a silent cable is a problem, not a failure.
+VERIFY_ONLY = {"services": [], "bridge": "keep", "order": False, "links": [LINK], "host": "mac1",
+               "require_links": False}
 
 # fixture directory (and file-name prefix) -> the argv prefix that prints it, and the module runs
 # (main, module args) that run that command.
@@ -96,16 +98,16 @@ ROUTES = [
     ("networksetup/listnetworkserviceorder", "", [NS, "-listnetworkserviceorder"], [(tb_network.main, READ_ONLY_NETWORK)]),
     ("networksetup/getinfo", "", [NS, "-getinfo"], [(tb_network.main, READ_ONLY_NETWORK)]),
     ("ifconfig/", "", ["/sbin/ifconfig"], [(tb_network.main, READ_ONLY_NETWORK)]),
-    ("sw_vers/", "", ["/usr/bin/sw_vers"], [(mac_state.main, {}), (rdma_status.main, {})]),
-    ("df/", "", ["/bin/df"], [(mac_state.main, {})]),
-    ("fdesetup/", "", ["/usr/bin/fdesetup"], [(mac_state.main, {})]),
+    ("sw_vers/", "", ["/usr/bin/sw_vers"], [(node_facts.main, {"gather": ["macos"]}), (rdma_status.main, {})]),
+    ("df/", "", ["/bin/df"], [(node_facts.main, {"gather": ["disk"]})]),
+    ("fdesetup/", "", ["/usr/bin/fdesetup"], [(node_facts.main, {"gather": ["filevault"]})]),
     ("rdma_ctl/", "", ["/usr/bin/rdma_ctl"], [(rdma_status.main, {})]),
     ("ibv_devices/", "", ["/usr/bin/ibv_devices"], [(rdma_status.main, {})]),
     ("ibv_devinfo/", "", ["/usr/bin/ibv_devinfo"], [(rdma_status.main, {})]),
     ("pfctl/", "", ["/sbin/pfctl"], [(pf_status.main, {"anchor": "macops"})]),
     ("pmset/", "", ["/usr/bin/pmset", "-g"], [(pmset.main, {"settings": {"sleep": 0}, "_ansible_check_mode": True})]),
-    ("route/", "", ["/sbin/route"], [(tb_link_check.main, {"links": [LINK], "_ansible_check_mode": True})]),
-    ("ping/", "", ["/sbin/ping"], [(tb_link_check.main, {"links": [LINK], "_ansible_check_mode": True})]),
+    ("route/", "", ["/sbin/route"], [(tb_network.main, VERIFY_ONLY)]),
+    ("ping/", "", ["/sbin/ping"], [(tb_network.main, VERIFY_ONLY)]),
     ("iperf3/", ".json", ["/opt/homebrew/bin/iperf3", "-c"], [(link_bench.main, CABLE)]),
 ]
 
@@ -117,7 +119,7 @@ PARSER_ONLY = {
     "system_profiler/intel_thunderbolt3.txt": _system_profiler.parse_thunderbolt_text,
     "system_profiler/studio_hardware.txt": _system_profiler.parse_hardware_text,
     "system_profiler/studio_hardware_lower_case_cores.txt": _system_profiler.parse_hardware_text,
-    # The sudoers role reads `sudo -n -l` raw and audits it on the controller (sudo_rule_problems).
+    # The sudoers role reads `sudo -n -l` raw and audits it on the controller (the sudo_rules action).
     "sudo/list_default_rules_lab.txt": _sudo_rules.parse_listing,
     # The benchmark role's runs are parsed on the controller by the benchmark_report action.
     "mlx_lm_benchmark/one_node.txt": _bench_generate.parse_benchmark_output,
@@ -129,7 +131,7 @@ PARSER_ONLY = {
     "hpl/two_sizes_passed.txt": _bench_hpl.parse_hpl,
     "hpl/residual_failed.txt": _bench_hpl.parse_hpl,
 }
-MODULES = (link_bench, mac_state, pf_status, pmset, rdma_status, system_profiler, tb_link_check, tb_network)
+MODULES = (link_bench, node_facts, pf_status, pmset, rdma_status, system_profiler, tb_network)
 
 
 def fixture_files():

@@ -54,6 +54,20 @@ def test_custom_data_types_in_one_call(monkeypatch, capsys):
     assert result["mac"]["network_services"][0]["interface"] == "en0"
 
 
+def test_the_readme_ad_hoc_read_of_the_thunderbolt_ports(monkeypatch, capsys):
+    """README.md: `ansible macs -m macops.cluster.system_profiler -a 'data_types=SPThunderboltDataType'`."""
+    argv = ["/usr/sbin/system_profiler", "-json", "SPThunderboltDataType"]
+    mac = FakeMac([
+        (argv, (0, read_fixture("system_profiler/studio_thunderbolt_only.json"), "")),
+        (PORTS_ARGV, (0, read_fixture("networksetup/listallhardwareports_studio.txt"), "")),
+    ])
+    result, calls = run_module(monkeypatch, capsys, system_profiler.main,
+                               {"data_types": "SPThunderboltDataType", "_ansible_check_mode": True}, mac)
+    assert calls == [argv, PORTS_ARGV] and result["changed"] is False
+    cabled = [(p["interface"], p["speed_gbps"]) for p in result["mac"]["thunderbolt_ports"] if p["connected"]]
+    assert cabled == [("en3", 80), ("en4", 80)]
+
+
 @pytest.mark.parametrize("profile_result, message", [
     ((0, read_fixture("system_profiler/truncated.json"), ""), "cannot parse the output of `system_profiler -json`: not JSON"),
     ((0, "", ""), "cannot parse the output of `system_profiler -json`: the output is empty"),

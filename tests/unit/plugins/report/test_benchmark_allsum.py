@@ -5,7 +5,8 @@ import json
 import pytest
 
 from ansible_collections.macops.cluster.plugins.plugin_utils._bench_allsum import allsum_results, rank_lines
-from ansible_collections.macops.cluster.plugins.plugin_utils._bench_plan import PlanError, allsum_sizes
+from ansible_collections.macops.cluster.plugins.module_utils._plan_error import PlanError
+from ansible_collections.macops.cluster.plugins.plugin_utils._bench_plan import allsum_sizes
 
 
 def line(rank, size_bytes, seconds, ok=True, ranks=4):

@@ -1,5 +1,4 @@
-"""roles/report run by ansible-playbook: check mode, real mode, idempotence, hostfiles, gating;
-and the four filters as Ansible loads them."""
+"""roles/report run by ansible-playbook: check mode, real mode, idempotence, hostfiles, gating."""
 import json
 import os
 import subprocess
@@ -7,8 +6,6 @@ import sys
 
 import pytest
 
-from ansible_collections.macops.cluster.plugins.filter import (cabling_svg, cluster_report_model, report_html,
-                                                                report_markdown)
 from ansible_collections.macops.cluster.plugins.module_utils._problems import is_problem, problem
 from ansible_collections.macops.cluster.plugins.plugin_utils._mlx_hostfiles import hostfile_json
 from ansible_collections.macops.cluster.plugins.plugin_utils._topology import build_topology
@@ -17,8 +14,6 @@ from report_fixture import planner_nodes, report_inputs
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
 BIN = os.path.dirname(sys.executable)
-FILTERS = {"cluster_report_model": cluster_report_model, "cabling_svg": cabling_svg,
-           "report_html": report_html, "report_markdown": report_markdown}
 # No jaccl.json: the fixture's TB4 cable has an error, and jaccl needs every pair's cable.
 REPORT_FILES = ["cabling.svg", "index.html", "report.json", "report.md",
                 "hostfiles/jaccl-ring.json", "hostfiles/ring.json"]
@@ -162,24 +157,3 @@ def test_role_drops_hostfiles_the_cabling_no_longer_allows(project):
     hostfiles = sorted(p.name for p in (project / "out" / "report" / "hostfiles").iterdir())
     assert hostfiles == ["ring.json"]
 
-
-@pytest.mark.parametrize("name", sorted(FILTERS))
-def test_filter_module_exposes_one_filter_named_like_the_file(name):
-    assert list(FILTERS[name].FilterModule().filters()) == [name]
-
-
-@pytest.mark.parametrize("name", sorted(FILTERS))
-def test_ansible_doc_renders(tmp_path, name):
-    result = run_ansible([os.path.join(BIN, "ansible-doc"), "-t", "filter", "--json", "macops.cluster." + name],
-                         tmp_path)
-    assert result.returncode == 0, result.stderr
-    doc = json.loads(result.stdout)["macops.cluster." + name]
-    assert doc["doc"]["name"] == name and doc["examples"] and doc["return"]["_value"]
-
-
-def test_filter_errors_reach_the_user_as_ansible_filter_errors():
-    from ansible.errors import AnsibleFilterError
-    with pytest.raises(AnsibleFilterError, match="report_html: expected the result of"):
-        report_html.report_html({})
-    with pytest.raises(AnsibleFilterError, match="cabling_svg: expected the result of"):
-        cabling_svg.cabling_svg(None)

@@ -1,7 +1,7 @@
-"""exo_node_count reads exo's /state shape (camelCase, 1.0.x) and never guesses."""
+"""node_count (exo_health's and node_facts' count) reads exo's /state shape (camelCase, 1.0.x) and never guesses."""
 import pytest
 
-from ansible_collections.macops.cluster.plugins.filter.exo_state import exo_node_count
+from ansible_collections.macops.cluster.plugins.module_utils._exo_health import node_count
 
 IDS = ["12D3KooWA", "12D3KooWB", "12D3KooWC"]
 
@@ -18,4 +18,4 @@ IDS = ["12D3KooWA", "12D3KooWB", "12D3KooWC"]
     ("<html>502</html>", 0),
 ])
 def test_counts_distinct_nodes(state, count):
-    assert exo_node_count(state) == count
+    assert node_count(state) == count
