@@ -95,7 +95,6 @@ def _rdma_ctl_in_recovery(host, verb):
     maclab("ssh", host, "--", "rdma_ctl", verb)
     assert read_json("hosts", host, "state.json")["rdma"]["enabled"] is before  # applied at next boot
     maclab("ssh", host, "--", "shutdown", "-r", "now")
-    time.sleep(1.5)
     _wait_booted(host, "normal")
     maclab("wait", "--timeout", "30")
 

@@ -238,7 +238,8 @@ SWEEPS = [
     ("settings", ["disk-full", "wired-reset", "filevault-on", "update-pending"]),
     ("power", ["auto-update-on", "sleep-on", "autorestart-off", "down"]),
     ("software", ["pf-off", "build", "sudoers-broken"]),
-    ("hang", ["ssd", "hang", "filevault-pending"]),
+    ("hang", ["ssd", "hang"]),
+    ("filevault-pending", ["filevault-pending"]),
     ("cables", ["cut", "degrade"]),
     ("boots", ["no-return", "slow-boot"]),
     ("ssh-key", ["ssh-key-lost", "exo-version"]),
@@ -256,16 +257,17 @@ WIRED = "/usr/sbin/sysctl -n iogpu.wired_limit_mb"
 
 
 def exo_sees_the_cluster():
-    """Every node's exo lists every node (a fault's undo may have restarted exo, which then finds its
-    peers again over a few seconds): the next sweep starts from a settled cluster."""
-    for host in HOSTS:
-        answer = ssh(host, "curl -s --max-time 2 http://127.0.0.1:52415/state", check=False).stdout
-        try:
-            if len(json.loads(answer)["topology"]["nodes"]) < len(HOSTS):
-                return False
-        except (ValueError, KeyError, TypeError):
-            return False
-    return True
+    """Every node's exo lists exactly the ids the nodes have now (a fault's undo may have restarted
+    exo with a new id, which its peers learn over a few seconds while still listing the old one): the
+    next sweep starts from a settled cluster, with no stale id left from this one."""
+    try:
+        ids = set(json.loads(ssh(host, "curl -s --max-time 2 http://127.0.0.1:52415/node_id", check=False).stdout)
+                  for host in HOSTS)
+        listed = [set(json.loads(ssh(host, "curl -s --max-time 2 http://127.0.0.1:52415/state",
+                                     check=False).stdout)["topology"]["nodes"]) for host in HOSTS]
+    except (ValueError, KeyError, TypeError):
+        return False
+    return len(ids) == len(HOSTS) and all(nodes == ids for nodes in listed)
 
 
 def test_the_sweeps_cover_every_fault_once_on_disjoint_hosts():
