@@ -35,10 +35,12 @@ def lab():
     (make e2e's secrets scan, after the streams, on the converged lab molecule goes on with)."""
     if os.geteuid() != 0:
         pytest.skip("the lab needs root")
-    if os.environ.get("MACLAB_REUSE") != "1":
-        maclab("down")
     started = time.time()
-    maclab("up", "--ssh-timeout", "30")
+    if os.environ.get("MACLAB_REUSE") == "1" and os.path.exists(os.path.join(labtools.ROOT, "lab.json")):
+        maclab("wait", "--timeout", "60")  # as it is: `up` with other options would rebuild it
+    else:
+        maclab("down")
+        maclab("up", "--ssh-timeout", "30")
     up_seconds = time.time() - started
     yield {"up_seconds": up_seconds, "lab": read_json("lab.json")}
     # make test hands the converged lab on to molecule, whose destroy takes it down.
