@@ -29,8 +29,9 @@ lab: setup lab-up
 lab-up: setup
 	lab/maclab up --nodes $(LAB_NODES)
 
+# Every lab make starts: lab 0 (make lab, molecule) and lab 1 (make e2e's second stream).
 lab-down:
-	@if [ -x lab/maclab ]; then lab/maclab down; fi
+	@if [ -x lab/maclab ]; then for id in 0 1; do MACLAB_ID=$$id lab/maclab down; done; fi
 
 # Every stage in order, each timed with a JUnit file in artifacts/junit/, then each stage's wall
 # time and the 20 slowest tests (scripts/test_stages.sh; compare two runs with
@@ -71,8 +72,11 @@ unit: setup
 	  --cov=plugins/module_utils --cov=plugins/plugin_utils --cov=plugins/filter \
 	  --cov-report=term-missing:skip-covered --cov-fail-under=90 $(PYTEST_ARGS)
 
+# Two streams on two labs side by side (lab 1: the lab, shims, modules, roles, collection, reboot;
+# lab 0: site.yml and the playbooks on the lab it converges), then the secrets scan over both
+# streams' logs (scripts/e2e_streams.sh).
 e2e: setup
-	$(BIN)/pytest tests/e2e -q -p no:cacheprovider -rfE -m "not wip" --durations=15 $(call junit,e2e) $(PYTEST_ARGS)
+	PYTEST_ARGS="$(PYTEST_ARGS)" bash scripts/e2e_streams.sh
 
 e2e-wip: setup
 	$(BIN)/pytest tests/e2e -q -p no:cacheprovider -rfE -m wip $(PYTEST_ARGS)

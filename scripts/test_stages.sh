@@ -54,7 +54,7 @@ for stage in "${STAGES[@]}"; do
   if [ "$status" -ne 0 ]; then
     echo "test: stage $stage failed (rc $status)"
     # Whatever failed after the lab came up, leave no simulated Mac running.
-    case $stage in e2e|molecule|bench-smoke) make --no-print-directory molecule-destroy >/dev/null 2>&1 || true ;; esac
+    case $stage in e2e|molecule|bench-smoke) make --no-print-directory lab-down >/dev/null 2>&1 || true ;; esac
     exit "$status"
   fi
 done

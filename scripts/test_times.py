@@ -22,10 +22,11 @@ STAGE_CLASS = "make"
 
 
 def read_junit(path):
-    """[(stage, test id, seconds, outcome)] of one JUnit file (pytest's, or a stage's own)."""
+    """[(stage, test id, seconds, outcome)] of one JUnit file (pytest's, or a stage's own). A stage
+    that runs several pytest sessions names their files <stage>.<part>.xml (e2e.lab0.xml)."""
     root = ET.parse(path).getroot()
     suites = [root] if root.tag == "testsuite" else root.iter("testsuite")
-    stage = os.path.splitext(os.path.basename(path))[0]
+    stage = os.path.basename(path).split(".")[0]
     found = []
     for suite in suites:
         for case in suite.iter("testcase"):

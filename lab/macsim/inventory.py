@@ -2,10 +2,11 @@
 import os
 import re
 import secrets
+import shutil
 
 from . import exo_dist, layout, testmodel, topology
 
-INVENTORY_DIR = os.path.join(layout.REPO_ROOT, "inventories", "lab")
+INVENTORY_DIR = layout.INVENTORY_DIR
 MLX_PACKAGE_SPEC = "mlx[cpu]==0.32.4"
 
 README = """\
@@ -123,7 +124,11 @@ def rate_gbps(rate):
 
 
 def remove_inventory(directory=INVENTORY_DIR):
-    """What `down` removes: the generated files; README.md and .gitignore stay (they are in git)."""
+    """What `down` removes: the generated files; README.md and .gitignore stay (they are in git).
+    A lab numbered 1 to 9 has an inventory directory git does not hold: it goes whole."""
+    if directory != os.path.join(layout.REPO_ROOT, "inventories", "lab"):
+        shutil.rmtree(directory, ignore_errors=True)
+        return
     for path in (os.path.join(directory, "hosts.yml"), os.path.join(directory, "group_vars", "macs", "lab.yml")):
         if os.path.exists(path):
             os.unlink(path)

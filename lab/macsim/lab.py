@@ -1,5 +1,7 @@
 """Lab lifecycle: up, down, status, wait, self-check (the CLI's verbs live in cli.py)."""
 import concurrent.futures
+import contextlib
+import fcntl
 import json
 import os
 import shutil
@@ -110,14 +112,55 @@ def _same_lab(old, new):
 
 
 def _create_mountpoints(lab):
-    for path in layout.HOST_MOUNTPOINTS:
-        missing = []
-        probe = path
-        while not os.path.exists(probe):
-            missing.append(probe)
-            probe = os.path.dirname(probe)
-        os.makedirs(path, exist_ok=True)
-        lab["created_mountpoints"].extend(reversed(missing))
+    """Create the host mount points the machine lacks, and register this lab as a user of every
+    mount point a lab created (layout.MOUNTPOINT_REGISTRY): labs side by side share them, and the
+    last one down removes them (see _release_mountpoints)."""
+    with _mountpoint_registry() as registry:
+        for path in layout.HOST_MOUNTPOINTS:
+            missing = []
+            probe = path
+            while not os.path.exists(probe):
+                missing.append(probe)
+                probe = os.path.dirname(probe)
+            os.makedirs(path, exist_ok=True)
+            registry["created"].extend(p for p in reversed(missing) if p not in registry["created"])
+        if registry["created"] and layout.LAB_NUMBER not in registry["labs"]:
+            registry["labs"].append(layout.LAB_NUMBER)
+    lab["created_mountpoints"] = []  # kept for labs written before the registry; see down()
+
+
+def _release_mountpoints(lab):
+    """This lab no longer uses the mount points; the last lab out removes what any lab created."""
+    with _mountpoint_registry() as registry:
+        registry["labs"] = [n for n in registry["labs"] if n != layout.LAB_NUMBER]
+        created = registry["created"] if not registry["labs"] else []
+        for path in reversed(created + lab.get("created_mountpoints", [])):
+            try:
+                os.rmdir(path)
+            except OSError:
+                pass
+        if not registry["labs"]:
+            registry["created"] = []
+
+
+@contextlib.contextmanager
+def _mountpoint_registry():
+    """The machine's mount point registry, read and written under an exclusive lock."""
+    path = layout.MOUNTPOINT_REGISTRY
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    # The lock is on the registry's directory: a lock file would outlive the last lab.
+    lock = os.open(os.path.dirname(path), os.O_RDONLY)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        registry = statefile.read_json(path, {}) if os.path.exists(path) else {}
+        registry = {"labs": registry.get("labs", []), "created": registry.get("created", [])}
+        yield registry
+        if registry["labs"] or registry["created"]:
+            statefile.write_json(path, registry)
+        elif os.path.exists(path):
+            os.unlink(path)
+    finally:
+        os.close(lock)
 
 
 def _host_port_macs(states):
@@ -318,15 +361,11 @@ def down(paths, log=print):
                 pass
         net.delete_netns(ns)
     for name in _root_links():
-        if name.startswith("mlb-") or name == layout.MGMT_BRIDGE:
+        if name.startswith(layout.ROOT_VETH_PREFIX) or name == layout.MGMT_BRIDGE:
             net.delete_link(name)
     for mount in _mounts_under(paths.root):
         subprocess.run(["umount", "-l", mount], check=False)
-    for path in reversed(lab.get("created_mountpoints", [])):
-        try:
-            os.rmdir(path)
-        except OSError:
-            pass
+    _release_mountpoints(lab)
     if os.path.exists(paths.root):
         shutil.rmtree(paths.root)
     inventory.remove_inventory()

@@ -4,14 +4,35 @@ import os
 LAB_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO_ROOT = os.path.dirname(LAB_DIR)
 
-DEFAULT_ROOT = "/var/lib/maclab"
-NETNS_PREFIX = "maclab-"
-MGMT_BRIDGE = "maclab0"
-CONTROLLER_IP = "198.18.0.1"
+
+def lab_number():
+    """Which lab this is on the machine: $MACLAB_ID, 0 (the default) to 9. Labs with different
+    numbers run side by side (the end-to-end suite runs its streams on labs 0 and 1): each has its
+    own root, namespaces, bridge, management subnet 198.18.<n>.0/24 and inventory."""
+    value = os.environ.get("MACLAB_ID", "0")
+    if not (value.isdigit() and 0 <= int(value) <= 9):
+        raise ValueError("MACLAB_ID is %r: a lab number from 0 to 9" % value)
+    return int(value)
+
+
+LAB_NUMBER = lab_number()
+_SUFFIX = "" if LAB_NUMBER == 0 else str(LAB_NUMBER)
+
+DEFAULT_ROOT = "/var/lib/maclab" + _SUFFIX
+# Lab 0's names are the historic ones (maclab-mac1, maclab0, mlb-mac1); lab n's carry n.
+NETNS_PREFIX = "maclab%s-" % _SUFFIX
+MGMT_BRIDGE = "maclab%d" % LAB_NUMBER
+ROOT_VETH_PREFIX = "mlb%s-" % _SUFFIX
+CONTROLLER_IP = "198.18.%d.1" % LAB_NUMBER
 MGMT_PREFIX_LEN = 24
 PACKAGE_PORT = 8101
 PACKAGE_INDEX_URL = "http://%s:%d/simple/" % (CONTROLLER_IP, PACKAGE_PORT)
 TB_ADDRESS_POOL = "198.19.0.0/16"
+# The generated inventory: inventories/lab for lab 0, inventories/lab<n> for lab n.
+INVENTORY_DIR = os.path.join(REPO_ROOT, "inventories", "lab" + _SUFFIX)
+# Machine-wide: which labs use the mount points `up` created (lab.py), so that the last lab down
+# removes them and no lab removes one another lab's hosts still mount over.
+MOUNTPOINT_REGISTRY = "/var/lib/maclab-mountpoints.json"
 ADMIN_USER = "admin"
 ADMIN_UID = 501
 STAFF_GID = 20
@@ -49,19 +70,19 @@ def host_name(index):
 
 
 def mgmt_ip(index):
-    return "198.18.0.%d" % (10 + index)
+    return "198.18.%d.%d" % (LAB_NUMBER, 10 + index)
 
 
 def mgmt_mac(index):
-    return "02:00:c6:12:00:%02x" % index
+    return "02:00:c6:12:%02x:%02x" % (2 * LAB_NUMBER, index)
 
 
 def root_veth(host):
-    return "mlb-" + host
+    return ROOT_VETH_PREFIX + host
 
 
 def root_veth_mac(index):
-    return "02:00:c6:12:01:%02x" % index
+    return "02:00:c6:12:%02x:%02x" % (2 * LAB_NUMBER + 1, index)
 
 
 class Paths(object):

@@ -1,5 +1,6 @@
 """The hosts' package source: a PEP 503 simple index of $MACLAB_ROOT/wheelhouse on
-http://198.18.0.1:8101/simple/, served by a stdlib HTTP server (PID in $MACLAB_ROOT/http.pid)."""
+http://198.18.<n>.1:8101/simple/ (lab n's controller address), served by a stdlib HTTP server
+(PID in $MACLAB_ROOT/http.pid)."""
 import html
 import os
 import re

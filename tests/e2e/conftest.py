@@ -16,19 +16,31 @@ SITE = os.path.join(REPO, "site.yml")
 @pytest.fixture(scope="session", autouse=True)
 def e2e_logs(tmp_path_factory):
     """Every log of the session, for the secrets scan: Ansible's output and the lab's host logs
-    (labtools.LOG_DIR)."""
-    labtools.LOG_DIR = str(tmp_path_factory.mktemp("e2e-logs"))
+    (labtools.LOG_DIR). With MACLAB_E2E_LOGS (make e2e: its streams on labs 0 and 1, then the
+    secrets scan) the logs go to that directory's lab<n>/, and the scan reads all of it."""
+    shared = os.environ.get("MACLAB_E2E_LOGS")
+    if shared:
+        labtools.LOG_ROOT = shared
+        labtools.LOG_DIR = os.path.join(shared, "lab%d" % labtools.layout.LAB_NUMBER)
+        os.makedirs(labtools.LOG_DIR, exist_ok=True)
+    else:
+        labtools.LOG_DIR = labtools.LOG_ROOT = str(tmp_path_factory.mktemp("e2e-logs"))
     yield labtools.LOG_DIR
-    labtools.LOG_DIR = None
+    labtools.LOG_DIR = labtools.LOG_ROOT = None
 
 
 @pytest.fixture(scope="session")
 def lab():
+    """The session's lab, fresh from `maclab up`; with MACLAB_REUSE=1 the lab that is up as it is
+    (make e2e's secrets scan, after the streams, on the converged lab molecule goes on with)."""
     if os.geteuid() != 0:
         pytest.skip("the lab needs root")
-    maclab("down")
     started = time.time()
-    maclab("up", "--ssh-timeout", "30")
+    if os.environ.get("MACLAB_REUSE") == "1" and os.path.exists(os.path.join(labtools.ROOT, "lab.json")):
+        maclab("wait", "--timeout", "60")  # as it is: `up` with other options would rebuild it
+    else:
+        maclab("down")
+        maclab("up", "--ssh-timeout", "30")
     up_seconds = time.time() - started
     yield {"up_seconds": up_seconds, "lab": read_json("lab.json")}
     # make test hands the converged lab on to molecule, whose destroy takes it down.

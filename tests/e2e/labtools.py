@@ -13,19 +13,23 @@ import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MACLAB = os.path.join(REPO, "lab", "maclab")
-ROOT = os.environ.get("MACLAB_ROOT", "/var/lib/maclab")
-VENV_BIN = os.path.join(REPO, ".venv", "bin")
-INVENTORY = os.path.join(REPO, "inventories", "lab", "hosts.yml")
-HOSTS = ["mac1", "mac2", "mac3", "mac4"]
-
 sys.path.insert(0, os.path.join(REPO, "lab"))
+from macsim import layout  # noqa: E402  (the lab's names and addresses, for its number $MACLAB_ID)
+
+ROOT = os.environ.get("MACLAB_ROOT", layout.DEFAULT_ROOT)
+VENV_BIN = os.path.join(REPO, ".venv", "bin")
+INVENTORY = os.path.join(layout.INVENTORY_DIR, "hosts.yml")
+HOSTS = ["mac1", "mac2", "mac3", "mac4"]
 
 
 # Where the session keeps every log for the secrets scan (tests/e2e/lab/test_98_secrets.py): the
 # ansible runs' output (ANSIBLE_LOG_PATH) and, before every `maclab down` wipes them, the lab's host
 # logs with the secrets of that lab. Set by conftest.py's session fixture; None outside pytest.
 LOG_DIR = None
-LAB_INVENTORY_VARS = os.path.join(REPO, "inventories", "lab", "group_vars", "macs", "lab.yml")
+# The directory holding LOG_DIR and those of the other streams of the same run (the secrets scan
+# reads it all); LOG_DIR itself when the session runs alone.
+LOG_ROOT = None
+LAB_INVENTORY_VARS = os.path.join(layout.INVENTORY_DIR, "group_vars", "macs", "lab.yml")
 
 
 def lab_secrets():
@@ -79,7 +83,7 @@ def ssh(host, command, check=True, timeout=60):
 
 
 def in_netns(host, *argv):
-    return subprocess.run(["ip", "netns", "exec", "maclab-" + host] + list(argv), stdout=subprocess.PIPE,
+    return subprocess.run(["ip", "netns", "exec", layout.netns(host)] + list(argv), stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, universal_newlines=True, check=True).stdout
 
 

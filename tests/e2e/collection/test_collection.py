@@ -9,7 +9,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.a
 BIN = os.path.join(ROOT, ".venv", "bin")
 # Nothing that is not collection content may ship.
 NOT_SHIPPED = ("lab/", "tests/", "benchmarks/", ".venv/", "molecule/", ".ci/", "collections/",
-               "inventories/lab/", "requirements/", "scripts/", "Makefile", "ansible.cfg")
+               "inventories/lab/", "inventories/lab1/", "requirements/", "scripts/", "Makefile", "ansible.cfg")
 
 
 def run(args, cwd, env=None):

@@ -4,8 +4,8 @@ import os
 import stat
 import subprocess
 
-from labtools import HOSTS, INVENTORY, REPO, ROOT, in_netns, maclab, read_json, ssh
-from macsim import exo_dist, wheelhouse
+from labtools import HOSTS, INVENTORY, LAB_INVENTORY_VARS, REPO, ROOT, in_netns, maclab, read_json, ssh
+from macsim import exo_dist, layout, wheelhouse
 
 
 def test_every_host_answers_ssh_within_30_seconds(lab):
@@ -68,7 +68,7 @@ def test_network_stays_inside_the_lab(lab):
             for addr in iface["addr_info"]:
                 assert addr["local"].startswith(("198.18.", "198.19.", "127.")), addr
         en0 = json.loads(in_netns(host, "ip", "-j", "link", "show", "dev", "en0"))[0]
-        assert en0["address"] == "02:00:c6:12:00:%02x" % index
+        assert en0["address"] == layout.mgmt_mac(index)
     with open("/proc/sys/net/ipv4/ip_forward") as handle:
         assert handle.read().strip() == "0"
 
@@ -115,27 +115,28 @@ def test_inventory_pins_host_keys_and_hides_the_password(lab):
     assert password not in inventory
     assert stat.S_IMODE(os.stat(password_file).st_mode) == 0o600
     assert "StrictHostKeyChecking=no" not in inventory and "StrictHostKeyChecking=yes" in inventory
-    assert "macs:" in inventory and "ansible_host: 198.18.0.14" in inventory
+    assert "macs:" in inventory and "ansible_host: %s" % layout.mgmt_ip(4) in inventory
     with open(os.path.join(ROOT, "controller", "known_hosts")) as handle:
         known = handle.read().splitlines()
-    assert len(known) == 4 and known[0].startswith("mac1,198.18.0.11 ssh-ed25519 ")
-    with open(os.path.join(REPO, "inventories", "lab", "group_vars", "macs", "lab.yml")) as handle:
+    assert len(known) == 4 and known[0].startswith("mac1,%s ssh-ed25519 " % layout.mgmt_ip(1))
+    with open(LAB_INVENTORY_VARS) as handle:
         group_vars = handle.read()
     # the index URL carries a token (the secrets scan looks for it in every log)
-    for expected in ("macops_pip_index_url: http://maclab:", "@198.18.0.1:8101/simple/", "mlx[cpu]==0.32.4",
+    for expected in ("macops_pip_index_url: http://maclab:", "@%s:8101/simple/" % layout.CONTROLLER_IP, "mlx[cpu]==0.32.4",
                      "198.19.0.0/16"):
         assert expected in group_vars
-    ignored = subprocess.run(["git", "-C", REPO, "check-ignore", "-q", "inventories/lab/hosts.yml"])
-    kept = subprocess.run(["git", "-C", REPO, "check-ignore", "-q", "inventories/lab/README.md"])
-    assert (ignored.returncode, kept.returncode) == (0, 1)
+    ignored = subprocess.run(["git", "-C", REPO, "check-ignore", "-q", os.path.join(layout.INVENTORY_DIR, "hosts.yml")])
+    kept = subprocess.run(["git", "-C", REPO, "check-ignore", "-q", os.path.join(layout.INVENTORY_DIR, "README.md")])
+    # Lab 0's README is in git; lab n's directory (inventories/lab<n>/) is ignored whole.
+    assert (ignored.returncode, kept.returncode) == (0, 1 if layout.LAB_NUMBER == 0 else 0)
 
 
 def test_package_index_serves_the_wheelhouse(lab):
-    proc = ssh("mac1", "curl -fsS http://198.18.0.1:8101/simple/")
+    proc = ssh("mac1", "curl -fsS %s" % layout.PACKAGE_INDEX_URL)
     assert "<!DOCTYPE html>" in proc.stdout
     # The lab's own exo (its stand-in, built at `up`) at the pin and the release before, always there.
     assert 'href="exo/"' in proc.stdout
-    page = ssh("mac1", "curl -fsS http://198.18.0.1:8101/simple/exo/").stdout
+    page = ssh("mac1", "curl -fsS %sexo/" % layout.PACKAGE_INDEX_URL).stdout
     assert all("exo-%s-py3-none-any.whl" % v in page for v in exo_dist.lab_versions()), page
     cached = os.listdir(wheelhouse.CACHE_DIR) if os.path.isdir(wheelhouse.CACHE_DIR) else []
     if any(name.startswith("mlx-") for name in cached):
@@ -143,8 +144,8 @@ def test_package_index_serves_the_wheelhouse(lab):
         python = read_json("lab.json")["pythons"].get("3.12")
         if python:  # what the roles' pip in a Homebrew python@3.12 venv will do
             proc = ssh("mac1", "%s/bin/python3.12 -m pip download --disable-pip-version-check --no-deps -q "
-                               "--index-url http://198.18.0.1:8101/simple/ --trusted-host 198.18.0.1 "
-                               "-d /tmp/dl mlx==0.32.4 && ls /tmp/dl" % python)
+                               "--index-url %s --trusted-host %s "
+                               "-d /tmp/dl mlx==0.32.4 && ls /tmp/dl" % (python, layout.PACKAGE_INDEX_URL, layout.CONTROLLER_IP))
             assert proc.stdout.startswith("mlx-0.32.4-cp312-")
 
 

@@ -3,6 +3,7 @@ lab's password, and without one once a NOPASSWD rule is installed."""
 import pytest
 
 from labtools import HOSTS, log_lines
+from macsim import layout
 
 CHIP = "Apple M3 Ultra"
 MEMORY_MB = {"mac1": 524288, "mac2": 524288, "mac3": 262144, "mac4": 262144}
@@ -36,7 +37,7 @@ def test_setup_reports_hardware_per_profile(facts):
         assert f["ansible_processor"] == CHIP
         assert int(f["ansible_processor_cores"]) == 32  # a string on real Darwin too (sysctl text)
         assert f["ansible_model"] == "Mac15,14"
-        assert f["ansible_default_ipv4"]["address"] == "198.18.0.%d" % (10 + HOSTS.index(host) + 1)
+        assert f["ansible_default_ipv4"]["address"] == layout.mgmt_ip(HOSTS.index(host) + 1)
 
 
 def test_setup_ran_the_macos_commands(facts):

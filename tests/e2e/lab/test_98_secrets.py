@@ -5,7 +5,8 @@ tokens the reboot tests give the power hook (a header) and authrestart (a passwo
 Runs after every other end-to-end test and before test_99_down.py (conftest.py orders it), so it
 reads everything: Ansible's output of every run (ANSIBLE_LOG_PATH, set by labtools.ansible_env),
 and the host logs (shim.log, exec.log, launchd.log, sshd.log) of every lab of the session, which
-labtools.maclab archived before each `down` wiped them, plus those of the lab that is up. Run on
+labtools.maclab archived before each `down` wiped them, plus those of the lab that is up. make e2e
+runs it after its two streams (labs 0 and 1) over both streams' logs (labtools.LOG_ROOT). Run on
 its own it first uses every secret once, so it never passes by having nothing to read."""
 import glob
 import json
@@ -23,7 +24,7 @@ STATE = "/Library/Application Support/macops"
 def _secrets():
     """{secret: name} of every lab of the session and of the tests."""
     found = dict((value, name) for name, value in TEST_SECRETS.items())
-    for path in glob.glob(os.path.join(labtools.LOG_DIR, "lab-*", "secrets.json")):
+    for path in glob.glob(os.path.join(labtools.LOG_ROOT, "**", "lab-*", "secrets.json"), recursive=True):
         with open(path) as handle:
             found.update((value, name) for name, value in json.load(handle).items() if value)
     found.update((value, name) for name, value in labtools.lab_secrets().items() if value)
@@ -32,7 +33,7 @@ def _secrets():
 
 def _logs():
     """Every log file of the session: archived labs, the lab that is up, Ansible's output."""
-    paths = [p for p in glob.glob(os.path.join(labtools.LOG_DIR, "**", "*"), recursive=True)
+    paths = [p for p in glob.glob(os.path.join(labtools.LOG_ROOT, "**", "*"), recursive=True)
              if os.path.isfile(p) and os.path.basename(p) != "secrets.json"]
     paths += glob.glob(os.path.join(ROOT, "hosts", "*", "log", "*"))
     return paths

@@ -13,6 +13,7 @@ import sys
 import pytest
 
 from labtools import ROOT, read_json, ssh
+from macsim import layout
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
@@ -52,7 +53,7 @@ class RunningLab(object):
     @staticmethod
     def netns(host, argv):
         """A Linux command in the host's network namespace (ping, iperf3, MLX ranks)."""
-        return ["ip", "netns", "exec", "maclab-" + host] + list(argv)
+        return ["ip", "netns", "exec", layout.netns(host)] + list(argv)
 
 
 @pytest.fixture(scope="session")

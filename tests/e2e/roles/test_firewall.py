@@ -8,6 +8,7 @@ import pytest
 
 from access_helpers import CONVERGE, changed_tasks, recap, run_playbook
 from labtools import HOSTS, ROOT, ssh
+from macsim import layout
 
 ANCHOR = "/etc/pf.anchors/macops"
 PF_CONF = "/etc/pf.conf"
@@ -41,7 +42,7 @@ def test_firewall_converges_and_is_idempotent(pfctl, ansible):
     assert firewall_changes(predicted.stdout) == firewall_changes(proc.stdout)
     for host in HOSTS:
         anchor = read_host_file(host, ANCHOR)
-        assert "table <macops_cluster> const { 198.19.0.0/16, 198.18.0.0/24 }" in anchor
+        assert "table <macops_cluster> const { 198.19.0.0/16, 198.18.%d.0/24 }" % layout.LAB_NUMBER in anchor
         assert "port 32323:32386" in anchor
         assert 'load anchor "macops" from "/etc/pf.anchors/macops"' in read_host_file(host, PF_CONF)
     assert "Status: Enabled" in ansible("mac1", "ansible.builtin.command", "/sbin/pfctl -s info", become=True).stdout

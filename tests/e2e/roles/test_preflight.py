@@ -4,6 +4,7 @@ import pytest
 
 from access_helpers import CONVERGE, fact_dump_playbook, read_host_json, recap, run_playbook
 from labtools import HOSTS, log_lines, maclab
+from macsim import layout
 
 CHECKS = ["macos_version", "macos_build", "memory", "free_disk", "filevault", "remote_login"]
 
@@ -30,7 +31,7 @@ def dump(lab, tmp_path):
     ('{"macops_rdma_requried": true}', "macops_rdma_requried is not a macops.cluster variable. Did you mean "
                                        "macops_rdma_required?"),
     ('{"macops_tb_address_pool": "198.19.0.0/29"}', "198.19.0.0/29 holds 2 /30 subnets, a full mesh of 4 Macs has 6 cables"),
-    ('{"macops_tb_address_pool": "198.18.0.0/16"}', "contains the management address(es) 198.18.0.11"),
+    ('{"macops_tb_address_pool": "198.18.0.0/16"}', "contains the management address(es) %s" % layout.mgmt_ip(1)),
     ('{"preflight_max_nodes": 3}', "must hold between 1 and 3 hosts; it holds 4"),
     ('{"power_sleep_minutes": "zero"}', "power_sleep_minutes = 'zero' is refused"),
 ])

@@ -8,7 +8,8 @@ import sys
 import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "support"))
-from labtools import HOSTS, REPO, log_lines, ssh  # noqa: E402
+from labtools import HOSTS, LAB_INVENTORY_VARS, REPO, log_lines, ssh  # noqa: E402
+from macsim import layout  # noqa: E402
 from software import LAB_VARS, changed_tasks, converge, lab_interpreter_vars  # noqa: E402
 
 VENV = LAB_VARS["macops_venv_path"]
@@ -42,7 +43,7 @@ def test_venv_runs_python_312_on_every_node(first_run):
 
 
 def lab_index_url():
-    with open(os.path.join(REPO, "inventories", "lab", "group_vars", "macs", "lab.yml")) as handle:
+    with open(LAB_INVENTORY_VARS) as handle:
         return re.search(r"^macops_pip_index_url: (\S+)$", handle.read(), re.M).group(1)
 
 
@@ -50,14 +51,14 @@ def test_the_index_and_its_token_reach_pip_in_a_file_never_on_a_command_line(fir
     """The lab's index URL carries a token, as an internal mirror's may."""
     _, (_, facts, _), _ = first_run
     url = lab_index_url()
-    token = re.match(r"http://maclab:([^@]+)@198\.18\.0\.1:8101/simple/$", url).group(1)
+    token = re.match(r"http://maclab:([^@]+)@%s:8101/simple/$" % re.escape(layout.CONTROLLER_IP), url).group(1)
     env = facts["mac1"]["macops_python_env"]
     assert env["pip_args"] == "" and env["pip_environment"] == {"PIP_CONFIG_FILE": STATE + "/pip.conf"}
     for host in HOSTS:
         # only the admin user (who runs pip) can read it
         assert ssh(host, "stat -f '%%Su %%Lp' '%s/pip.conf'" % STATE).stdout.split() == ["admin", "600"]
         conf = ssh(host, "cat '%s/pip.conf'" % STATE).stdout
-        assert "index-url = %s\n" % url in conf and "trusted-host = 198.18.0.1\n" in conf
+        assert "index-url = %s\n" % url in conf and "trusted-host = %s\n" % layout.CONTROLLER_IP in conf
         pip_runs = [" ".join(e["argv"]) for e in log_lines(host, "exec.log") if "pip" in " ".join(e["argv"])]
         assert any(" install " in run for run in pip_runs), pip_runs  # pip ran, and got the index from the file
         assert not [run for run in pip_runs if token in run or "--index-url" in run]
