@@ -1,5 +1,7 @@
 """macops.cluster.node_reboot: ansible.builtin.reboot checking at a steady pace, without the setup
 run when every command is given; the option is judged before anything connects."""
+import os
+import subprocess
 from unittest import mock
 
 import pytest
@@ -143,15 +145,14 @@ def test_the_stop_boots_out_every_label_and_tells_stopped_from_not_loaded(launch
 
 
 def test_a_job_that_does_not_stop_is_left_after_the_timeout_and_nothing_of_the_stop_keeps_running(launchctl):
-    import subprocess
-
     stdout, seconds = run_stop(launchctl, ["slow", "org.macops.exo"], 1)
     assert 1 <= seconds < 5  # the watchdog ended the slow one; the next label was still stopped
     outcomes = node_reboot.stop_outcomes(stdout, ["slow", "org.macops.exo"], 1)
     assert [(o["state"], o["msg"]) for o in outcomes] == [
         ("timeout", "did not stop within 1 s; the reboot ends it"), ("stopped", "stopped")]
-    left = subprocess.run(["pgrep", "-f", "sleep 1$|sleep 30$|%s" % launchctl], stdout=subprocess.PIPE,
-                          universal_newlines=True).stdout.split()
+    # Only this test's session: the machine may run other `sleep 30`s of its own.
+    left = subprocess.run(["pgrep", "-s", str(os.getsid(0)), "-f", "sleep 1$|sleep 30$|%s" % launchctl],
+                          stdout=subprocess.PIPE, universal_newlines=True).stdout.split()
     assert left == []
 
 
