@@ -112,7 +112,7 @@ benchmark_exo_model: tiny-qwen2
        "controller": layout.CONTROLLER_IP, "mlx": MLX_PACKAGE_SPEC, "model": testmodel.LAB_MODEL_PATH,
        "pool": layout.TB_ADDRESS_POOL, "exo": exo_dist.pinned_version(),
        "tb5_rate": lab["link_rate"], "tb5_gbps": rate_gbps(lab["link_rate"]),
-       "tb4_rate": topology.DEFAULT_TB4_RATE, "tb4_gbps": rate_gbps(topology.DEFAULT_TB4_RATE)})
+       "tb4_rate": topology.tb4_rate(lab["link_rate"]), "tb4_gbps": rate_gbps(topology.tb4_rate(lab["link_rate"]))})
 
 
 def rate_gbps(rate):

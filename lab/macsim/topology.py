@@ -7,14 +7,28 @@ Ports left out are assigned deterministically: each host takes its next free rec
 profile preference order (RDMA-capable receptacles first), cables in the order listed.
 """
 import json
+import re
 
 from . import layout, profiles
 
 TB5_SPEED = "80 Gb/s"
 TB4_SPEED = "40 Gb/s"
 DEFAULT_TB5_RATE = "4gbit"
-# Clearly slower than TB5 yet still measurable on a 2-core machine.
-DEFAULT_TB4_RATE = "1gbit"
+# A TB4 cable runs at a quarter of the lab's TB5 rate (1gbit beside the default 4gbit): clearly
+# slower than TB5 yet still measurable on a 2-core machine, whatever TB5 rate `up --link-rate` set.
+TB4_SHARE = 4
+
+
+def tb4_rate(link_rate):
+    """The TB4 cables' tc rate for a lab whose TB5 cables run at `link_rate` (e.g. 4gbit -> 1gbit)."""
+    match = re.match(r"^(\d+(?:\.\d+)?)(gbit|mbit)$", str(link_rate).strip().lower())
+    if match is None:
+        raise ValueError("not a tc rate in gbit or mbit: %r" % (link_rate,))
+    mbit = float(match.group(1)) * (1000 if match.group(2) == "gbit" else 1) / TB4_SHARE
+    return "%dgbit" % (mbit // 1000) if mbit % 1000 == 0 else "%dmbit" % mbit
+
+
+DEFAULT_TB4_RATE = tb4_rate(DEFAULT_TB5_RATE)
 
 
 def pairs(kind, count):
@@ -79,7 +93,7 @@ def set_kind(cable, kind, link_rate=DEFAULT_TB5_RATE):
     if kind == "tb5":
         cable["speed"], cable["rate"] = TB5_SPEED, link_rate
     elif kind == "tb4":
-        cable["speed"], cable["rate"] = TB4_SPEED, DEFAULT_TB4_RATE
+        cable["speed"], cable["rate"] = TB4_SPEED, tb4_rate(link_rate)
     else:
         raise ValueError("unknown cable kind %r" % kind)
 
