@@ -105,7 +105,7 @@ def file_digests(directory):
 
 def log_lines(host, name):
     with open(os.path.join(ROOT, "hosts", host, "log", name)) as handle:
-        return [json.loads(line) if name.endswith(("shim.log", "exec.log")) else line for line in handle]
+        return [json.loads(line) if name.endswith(("shim.log", "exec.log", "read.log")) else line for line in handle]
 
 
 def ansible_env(tmp_dir):

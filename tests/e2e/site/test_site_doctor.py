@@ -52,8 +52,20 @@ def found(report):
     return set((p["code"], p["host"], p["port"], p["peer"]) for p in report["problems"])
 
 
+# The applied plan every node's sweep reads (macops_state_dir's default; doctor_plan_file).
+PLAN_FILE = "/Library/Application Support/macops/thunderbolt-plan.json"
+
+
+def plan_reads(read_marks):
+    """{host: how many times a Python on it opened the applied plan for reading since the marks}: the
+    lab's read.log (lab/macsim/darwin_site/sitecustomize.py); node_facts reads it with open(), no command."""
+    return dict((host, len([e for e in log_lines(host, "read.log")[read_marks[host]:] if e["path"] == PLAN_FILE]))
+                for host in HOSTS)
+
+
 def test_a_healthy_lab_has_no_problem_and_the_sweep_changes_nothing(doctor):
     marks = dict((host, len(log_lines(host, "shim.log"))) for host in HOSTS)
+    read_marks = dict((host, len(log_lines(host, "read.log"))) for host in HOSTS)
     # With the optional MLX all_sum smoke over the ring hostfile (doctor_mlx_smoke), judged on mac1.
     proc = doctor("-e", "doctor_mlx_smoke=true")
     assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
@@ -72,6 +84,8 @@ def test_a_healthy_lab_has_no_problem_and_the_sweep_changes_nothing(doctor):
     # Every node was swept (its commands are in its shim log) and none of them changes anything.
     assert all(len(log_lines(h, "shim.log")) > marks[h] for h in HOSTS)
     assert changing_commands(marks) == dict((h, []) for h in HOSTS)
+    # Issue 31, acceptance 4: the sweep's groups (files, links, network, ssh) share one read of the plan.
+    assert plan_reads(read_marks) == dict((h, 1) for h in HOSTS)
 
     checked = doctor("--check", "--diff")
     assert checked.returncode == 0, checked.stdout[-4000:]
