@@ -385,6 +385,23 @@ def _hostfiles(model):
         chosen, _table(["Backend", "State", "File", "Rank order"], rows))
 
 
+def _file_links(entry):
+    return " \u00b7 ".join('<a href="%s">%s</a>' % (_e(f["path"]), _e(f.get("label") or f["path"]))
+                           for f in entry["files"])
+
+
+def _operations(model):
+    """Each operation's section (docs/report.md): its table, and links to its own files."""
+    parts = []
+    for entry in model.get("sections") or []:
+        table = entry["table"]
+        body = _table(table["columns"], [[_or_nc(cell) for cell in row] for row in table["rows"]]) \
+            if table["rows"] else ""
+        files = '<p>%s</p>' % _file_links(entry) if entry["files"] else ""
+        parts.append('<h2 id="%s">%s</h2>%s%s' % (_e(entry["operation"]), _e(entry["title"]), body, files))
+    return "".join(parts)
+
+
 def render_html(model, graphviz_href=None, svg=None):
     """The whole page; `svg` defaults to draw_cabling(model), `graphviz_href` links a Graphviz drawing."""
     model = checked_model(model)
@@ -401,7 +418,8 @@ def render_html(model, graphviz_href=None, svg=None):
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
         "<title>%s \u2013 %s</title>" % (_e(model["title"]), _e(model["verdict"])),
         "<style>%s</style></head>\n<body><main>" % CSS.strip(),
-        _header(model), _problems(model), _nodes(model), _models(model), _cabling(model, svg, graphviz_href),
+        _header(model), _problems(model), _operations(model), _nodes(model), _models(model),
+        _cabling(model, svg, graphviz_href),
         _devices(model),
         _hostfiles(model),
         "<footer>%s</footer></main></body></html>\n" % footer,
@@ -452,6 +470,14 @@ def render_markdown(model):
             lines.append("  Fix: %s" % _md_rich(problem["fix"]))
     else:
         lines.append("No problems found.")
+    for entry in model.get("sections") or []:
+        lines += ["", "## %s" % md(entry["title"]), ""]
+        if entry["table"]["rows"]:
+            lines += md_table([md(column) for column in entry["table"]["columns"]],
+                              [[_md_or_nc(cell) for cell in row] for row in entry["table"]["rows"]])
+        if entry["files"]:
+            lines += ["", " \u00b7 ".join("[%s](%s)" % (md(f.get("label") or f["path"]), f["path"])
+                                          for f in entry["files"])]
 
     lines += ["", "## Nodes", ""]
     rows = []

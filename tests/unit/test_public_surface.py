@@ -146,7 +146,7 @@ def test_the_surface_is_found():
     """The lists the check runs over are the collection's: a broken glob would pass everything."""
     modules, filters = module_names(), filter_names()
     assert {"node_facts", "validate_inputs", "check_result"} <= set(modules)
-    assert {"problem", "thunderbolt_topology", "doctor_stats"} <= set(filters)
+    assert {"problem", "thunderbolt_topology", "doctor_findings"} <= set(filters)
     assert len(filters) == len(set(filters)), "a filter name offered twice"
 
 
