@@ -17,6 +17,9 @@ ROOT = os.environ.get("MACLAB_ROOT", "/var/lib/maclab")
 VENV_BIN = os.path.join(REPO, ".venv", "bin")
 INVENTORY = os.path.join(REPO, "inventories", "lab", "hosts.yml")
 HOSTS = ["mac1", "mac2", "mac3", "mac4"]
+# tests/report_schema.py: the one schema of report.json, shared with the unit tests.
+if os.path.join(REPO, "tests") not in sys.path:
+    sys.path.insert(0, os.path.join(REPO, "tests"))
 
 sys.path.insert(0, os.path.join(REPO, "lab"))
 
@@ -101,6 +104,19 @@ def file_digests(directory):
             with open(os.path.join(directory, name), "rb") as handle:
                 found[name] = hashlib.sha256(handle.read()).hexdigest()
     return found
+
+
+def valid_report(path):
+    """report.json (the file, or the report directory holding it) read back, after checking it against
+    docs/report.schema.json, the one schema every playbook's report follows (issue 31, acceptance 1)."""
+    from report_schema import assert_valid_report
+
+    if os.path.isdir(path):
+        path = os.path.join(path, "report.json")
+    with open(path) as handle:
+        report = json.load(handle)
+    assert_valid_report(report)
+    return report
 
 
 def log_lines(host, name):

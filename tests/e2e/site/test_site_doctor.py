@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 from labtools import (HOSTS, INVENTORY, REPO, VENV_BIN, ansible_env, changed_tasks, log_lines, maclab, recap, ssh, sudo,
-                      wait_until)
+                      valid_report, wait_until)
 from macsim import exo_dist
 
 DOCTOR = os.path.join(REPO, "doctor.yml")
@@ -36,8 +36,8 @@ def doctor(converged, tmp_path_factory):
                               env=env, timeout=600, cwd=tmp_dir)
 
     def report():
-        with open(os.path.join(report_dir, "report.json")) as handle:
-            return json.load(handle)
+        # Every sweep's report.json follows the one schema (docs/report.schema.json; issue 31 acceptance 1).
+        return valid_report(report_dir)
 
     run.report = report
     return run
@@ -81,6 +81,10 @@ def test_a_healthy_lab_has_no_problem_and_the_sweep_changes_nothing(doctor):
     assert checks["mlx_allsum"]["detail"] == "all_sum over 4 ranks = 10.0 (expected 10.0)", checks["mlx_allsum"]
     assert "exo_node_ids" in checks and checks["exo_node_ids"]["ok"]
     assert checks["firewall"]["detail"].startswith("pf enabled, ") and checks["exo_over_thunderbolt"]["ok"]
+    # The doctor's section: every node swept, its one line as the run printed it.
+    [section] = report["sections"]
+    assert section["operation"] == "doctor" and section["summary"] == ["%s: healthy" % h for h in HOSTS]
+    assert all(section["data"]["nodes"][h]["swept"] for h in HOSTS)
     # Every node was swept (its commands are in its shim log) and none of them changes anything.
     assert all(len(log_lines(h, "shim.log")) > marks[h] for h in HOSTS)
     assert changing_commands(marks) == dict((h, []) for h in HOSTS)
@@ -128,6 +132,8 @@ def test_faults_on_different_nodes_and_a_down_node_are_found_in_one_sweep(doctor
 
     stats = output["global_custom_stats"]["doctor"]
     assert stats["healthy"] is False and stats["unreachable"] == ["mac4"]
+    # The artifact is the report's own stats: one verdict, the sweep's time (issue 31).
+    assert stats["verdict"] == report["verdict"] == "failed" and stats["started"] == report["run"]["started"]
     assert stats["errors"] == len([p for p in report["problems"] if p["severity"] == "error"])
     assert stats["warnings"] == len([p for p in report["problems"] if p["severity"] == "warning"])
     assert set(stats["codes"]) == set(p["code"] for p in report["problems"])

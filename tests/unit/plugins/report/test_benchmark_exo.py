@@ -5,6 +5,7 @@ import json
 import os
 
 import pytest
+from report_schema import benchmark_schema
 from fixture_files import read_fixture
 
 from ansible_collections.macops.cluster.plugins.plugin_utils._bench_exo import (
@@ -67,8 +68,7 @@ def document(exo):
 
 def test_the_suite_in_the_document_valid_against_the_schema_and_in_the_report():
     jsonschema = pytest.importorskip("jsonschema")
-    with open(os.path.join(ROOT, "docs", "benchmark.schema.json")) as handle:
-        schema = json.load(handle)
+    schema = benchmark_schema()
     ran = document({"output": {"rc": 0, "stdout": read_fixture("exo_bench/two_placements.json"), "stderr": ""},
                     "settings": {"model": "mlx-community/Qwen3.5-27B-4bit", "use_prefix_cache": False}})
     jsonschema.validate(json.loads(json.dumps(ran)), schema)

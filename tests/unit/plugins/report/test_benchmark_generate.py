@@ -6,6 +6,7 @@ import json
 import os
 
 import pytest
+from report_schema import benchmark_schema
 from fixture_files import read_fixture
 
 from ansible_collections.macops.cluster.plugins.filter.benchmark_plan import benchmark_plan
@@ -105,8 +106,7 @@ def test_each_run_is_in_the_document_with_its_tokens_per_second():
 def test_the_document_with_generate_validates_and_the_report_draws_its_plot(tmp_path):
     jsonschema = pytest.importorskip("jsonschema")
     image = pytest.importorskip("matplotlib.image")
-    with open(os.path.join(ROOT, "docs", "benchmark.schema.json")) as handle:
-        schema = json.load(handle)
+    schema = benchmark_schema()
     doc = json.loads(json.dumps(document_with_generate()))
     jsonschema.validate(doc, schema)
     broken = copy.deepcopy(doc)

@@ -1,6 +1,7 @@
 """The hpl suite: N sized from the smallest node's memory, the grid over every rank, HPL.dat as xhpl
 reads it, and xhpl's report parsed from real captures (Debian's hpcc, see the fixtures' README)."""
 import pytest
+from report_schema import benchmark_schema
 from fixture_files import read_fixture
 
 from ansible_collections.macops.cluster.plugins.plugin_utils._bench_hpl import (
@@ -89,8 +90,7 @@ def test_the_suite_in_the_document_valid_against_the_schema_and_in_the_report():
     from ansible_collections.macops.cluster.plugins.plugin_utils._bench_results import build_document
 
     root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
-    with open(os.path.join(root, "docs", "benchmark.schema.json")) as handle:
-        schema = json.load(handle)
+    schema = benchmark_schema()
     plan = dict(hpl_plan(["mac1"], {"mac1": {"memory_bytes": GIB, "cores_performance": 2}}, n=2000, nb=128))
     plan["hpl_dat"] = hpl_dat(plan)
     run = {"id": "20261201T120000Z", "finished": "2026-12-01T12:00:00Z", "playbook": "benchmark.yml", "suites": ["hpl"]}

@@ -1,11 +1,12 @@
 """The benchmark's results document: medians per cable and direction judged against the expected
 cable's baseline, the probable cause from the node facts, failures as errors, check mode judging
-nothing; the document valid against docs/benchmark.schema.json; the report's plots real PNGs."""
+nothing; the document valid against docs/report.schema.json ($defs/benchmark_results); the report's plots real PNGs."""
 import copy
 import json
 import os
 
 import pytest
+from report_schema import benchmark_schema
 
 from ansible_collections.macops.cluster.plugins.plugin_utils._bench_plan import links_plan
 from ansible_collections.macops.cluster.plugins.plugin_utils._bench_render import write_report
@@ -131,8 +132,7 @@ def test_check_mode_tests_without_results_judge_nothing():
 
 def test_the_document_validates_against_the_shipped_schema():
     jsonschema = pytest.importorskip("jsonschema")
-    with open(os.path.join(ROOT, "docs", "benchmark.schema.json")) as handle:
-        schema = json.load(handle)
+    schema = benchmark_schema()
     doc = json.loads(json.dumps(document(TESTS)))
     jsonschema.validate(doc, schema)
     broken = copy.deepcopy(doc)
