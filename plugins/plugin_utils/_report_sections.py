@@ -5,10 +5,10 @@
 
 Every section has the same envelope, so one renderer draws them all (the HTML page and the
 Markdown, plugins/plugin_utils/_report_render.py) and one schema describes them
-(docs/report.schema.json): ``{operation, title, summary, table: {columns, rows}, files, data}``.
-``summary`` is what the run prints (one line per node), ``table`` what a person reads (text cells),
-``files`` the section's own files in the report directory (a benchmark's plots) and ``data`` what a
-machine reads, in the operation's own shape."""
+(docs/report.schema.json): ``{operation, title, summary, notes, tables: [{caption, columns, rows}],
+files, data}``. ``summary`` is what the run prints (one line per node), ``notes`` and ``tables`` what a
+person reads (sentences, and tables of text cells), ``files`` the section's own files in the report
+directory (a benchmark's plots) and ``data`` what a machine reads, in the operation's own shape."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -20,12 +20,16 @@ from ._topology_common import natural_key
 OPERATIONS = ("doctor", "reboot", "deploy", "benchmark")
 
 
-def section(operation, title, summary=None, columns=None, rows=None, files=None, data=None):
-    """A section in the one envelope; cells are text (None shown as not checked)."""
-    return {"operation": operation, "title": title, "summary": list(summary or []),
-            "table": {"columns": list(columns or []),
-                      "rows": [[None if cell is None else str(cell) for cell in row] for row in rows or []]},
-            "files": list(files or []), "data": data if isinstance(data, dict) else {}}
+def table(columns, rows, caption=""):
+    """One table of a section; cells are text (None shown as not checked)."""
+    return {"caption": caption, "columns": [str(column) for column in columns],
+            "rows": [[None if cell is None else str(cell) for cell in row] for row in rows]}
+
+
+def section(operation, title, summary=None, tables=None, files=None, data=None, notes=None):
+    """A section in the one envelope."""
+    return {"operation": operation, "title": title, "summary": list(summary or []), "notes": list(notes or []),
+            "tables": list(tables or []), "files": list(files or []), "data": data if isinstance(data, dict) else {}}
 
 
 def _hosts(results):
@@ -67,7 +71,7 @@ def reboot_section(results, run=None):
                      else ("not back after %d s" % entry["waited_seconds"]) if entry["rebooted"] else "-",
                      "yes" if entry["power_cycled"] else "no", ", ".join(failed) or "-"])
     return section("reboot", "Reboot", [reboot_line(host, results[host]) for host in hosts],
-                   ["Node", "Result", "Rebooted", "Back after", "Power-cycled", "Failed checks"], rows,
+                   [table(["Node", "Result", "Rebooted", "Back after", "Power-cycled", "Failed checks"], rows)],
                    data={"mode": (run or {}).get("mode"), "nodes": nodes})
 
 
@@ -79,7 +83,7 @@ def doctor_section(results):
     rows = [[host, "yes" if nodes[host]["swept"] else "no", nodes[host]["checks"], results[host].get("summary") or ""]
             for host in hosts]
     return section("doctor", "Doctor's sweep", [results[host].get("summary") or host for host in hosts],
-                   ["Node", "Swept", "Checks", "Finding"], rows, data={"nodes": nodes})
+                   [table(["Node", "Swept", "Checks", "Finding"], rows)], data={"nodes": nodes})
 
 
 def ordered(sections):

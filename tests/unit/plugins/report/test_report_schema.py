@@ -13,7 +13,7 @@ from ansible_collections.macops.cluster.plugins.plugin_utils._report_inputs impo
                                                                                     problems_from_hostvars,
                                                                                     sections_from_hostvars)
 from ansible_collections.macops.cluster.plugins.plugin_utils._report_model import SCHEMA_VERSION, build_report_model
-from ansible_collections.macops.cluster.plugins.plugin_utils._report_sections import section
+from ansible_collections.macops.cluster.plugins.plugin_utils._report_sections import section, table
 
 from report_fixture import report_inputs
 from test_deployed_models import copy_on, four_ranks, with_models
@@ -98,13 +98,19 @@ def test_a_reboot_report_built_from_what_the_role_published_validates():
 
 def test_every_operations_section_validates_in_its_envelope():
     nodes, topology = healthy_inputs()
-    sections = [section("deploy", "Deploy", ["mac1: 5 files"], ["Node", "Files"], [["mac1", 5]],
-                        [{"path": "deploy/plan.md", "label": "plan"}], {"name": "tiny"}),
+    sections = [section("deploy", "Deploy", ["mac1: 5 files"], [table(["Node", "Files"], [["mac1", 5]], "Transfers")],
+                        [{"path": "links.png", "label": "plot"}, {"path": "deploy.json"}], {"name": "tiny"},
+                        ["5 files moved."]),
                 section("reboot", "Reboot", data={"mode": None, "nodes": {}})]
     model = build_report_model(nodes, topology, sections=sections)
     assert [entry["operation"] for entry in model["sections"]] == ["reboot", "deploy"]
-    assert model["sections"][1]["table"]["rows"] == [["mac1", "5"]]
+    assert model["sections"][1]["tables"][0]["rows"] == [["mac1", "5"]]
     assert_valid_report(json.loads(json.dumps(model)))
+    # The one renderer draws every section: its notes, tables, plots and linked files.
+    files, _stale = report_files(model, topology)
+    assert '<h2 id="deploy">Deploy</h2><p>5 files moved.</p><h3>Transfers</h3>' in files["index.html"]
+    assert '<img src="links.png" alt="plot">' in files["index.html"] and 'href="deploy.json"' in files["index.html"]
+    assert "## Deploy\n\n5 files moved.\n\n**Transfers**\n\n| Node | Files |" in files["report.md"]
 
 
 @pytest.mark.parametrize("break_it, where", [
@@ -114,8 +120,8 @@ def test_every_operations_section_validates_in_its_envelope():
     (lambda r: r["problems"][0].pop("fix"), "problems/0"),
     (lambda r: r["problems"][0].update(severity="fatal"), "problems/0/severity"),
     (lambda r: r["nodes"][0].update(reachable="yes"), "nodes/0/reachable"),
-    (lambda r: r["sections"].append({"operation": "reboot", "title": "Reboot", "summary": [], "files": [],
-                                     "table": {"columns": [], "rows": []}, "data": {"nodes": {"mac1": {}}}}),
+    (lambda r: r["sections"].append({"operation": "reboot", "title": "Reboot", "summary": [], "files": [], "notes": [],
+                                     "tables": [], "data": {"nodes": {"mac1": {}}}}),
      "sections/0/data"),
     (lambda r: r.update(extra=1), "(top)"),
 ])
