@@ -18,6 +18,7 @@ from ansible.module_utils.common.text.converters import to_text
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.macops.cluster.plugins.plugin_utils._cabling_render import cabling_dot
+from ansible_collections.macops.cluster.plugins.plugin_utils._deploy_section import deploy_section
 from ansible_collections.macops.cluster.plugins.plugin_utils._report_files import report_files, write_file
 from ansible_collections.macops.cluster.plugins.plugin_utils._report_inputs import (nodes_from_hostvars,
                                                                                     problems_from_hostvars,
@@ -39,6 +40,7 @@ ARGUMENT_SPEC = dict(
     benchmark_report=dict(type="path"),
     count_as_change=dict(type="bool", default=True),
     write=dict(type="bool", default=True),
+    deploy=dict(type="dict"),
 )
 # Text files small enough that --diff shows them whole; HTML and SVG changes are listed by name.
 DIFFABLE = (".json", ".md")
@@ -117,6 +119,12 @@ class ActionModule(ActionBase):
         result = super(ActionModule, self).run(tmp, task_vars)
         args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)[1]
         nodes, topology, problems, sections = report_inputs(args, task_vars or {})
+        try:
+            if args["deploy"]:
+                sections.append(deploy_section(args["deploy"]))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise AnsibleActionFail("cluster_report: deploy is not deploy-model.yml's placement and transfers (%s)"
+                                    % exc)
         run = dict(args["run"])
         root = os.path.realpath(args["dest"])
         if args["benchmark_report"] and os.path.exists(args["benchmark_report"]):

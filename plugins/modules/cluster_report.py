@@ -15,7 +15,7 @@ version_added: 0.1.0
 description:
   - Builds the report model (the content of C(report.json), docs/report.md, validated by docs/report.schema.json)
     from every node's results - the cluster's state (nodes, cables, software, problems) with its one verdict, and
-    a section for each operation of the run (doctor, reboot) - and writes, in one task on the controller, the
+    a section for each operation of the run (doctor, reboot, deploy) - and writes, in one task on the controller, the
     files a person or a CI job opens -
     C(report.json), C(index.html) (self-contained, with the cabling map inline), C(report.md),
     C(cabling.svg), C(cabling-graphviz.svg) when Graphviz C(dot) is installed, and
@@ -112,6 +112,15 @@ options:
         the time of its sweep), so a read-only playbook still ends with C(changed=0); RV(changed_files) still lists them.
     type: bool
     default: true
+  deploy:
+    description:
+      - deploy-model.yml's run, for its section - C(name), C(run_id), C(plan) and C(model) (the placement
+        M(macops.cluster.model_shard) returned with C(state=plan)) and, once the files moved, C(deployment) (the
+        P(macops.cluster.model_deployment#filter) transfer plan) and C(transfers) (each node's M(macops.cluster.model_shard)
+        result by host, as M(macops.cluster.job_progress) published it).
+      - The section shows the placement (one row per rank), then what each node received over which cable and how
+        fast; its C(data) holds the placement and the deployment's record. Empty, no deploy section.
+    type: dict
   write:
     description:
       - Whether to write the files. False builds the model all the same and returns the verdict, RV(stats) and

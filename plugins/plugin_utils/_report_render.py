@@ -481,7 +481,7 @@ def render_markdown(model):
         lines.append("No problems found.")
     for entry in model.get("sections") or []:
         lines += ["", "## %s" % md(entry["title"])]
-        lines += sum([["", md(note)] for note in entry["notes"]], [])
+        lines += sum([["", _md_rich(note)] for note in entry["notes"]], [])
         for table in entry["tables"]:
             lines += ["", "**%s**" % md(table["caption"]), ""] if table["caption"] else [""]
             lines += md_table([md(column) for column in table["columns"]],

@@ -99,7 +99,9 @@ def test_a_reboot_report_built_from_what_the_role_published_validates():
 def test_every_operations_section_validates_in_its_envelope():
     nodes, topology = healthy_inputs()
     sections = [section("deploy", "Deploy", ["mac1: 5 files"], [table(["Node", "Files"], [["mac1", 5]], "Transfers")],
-                        [{"path": "links.png", "label": "plot"}, {"path": "deploy.json"}], {"name": "tiny"},
+                        [{"path": "links.png", "label": "plot"}, {"path": "deploy.json"}],
+                        {"name": "tiny", "run_id": None, "source": None, "plan": {"ranks": [], "files": {}},
+                         "deployment": None},
                         ["5 files moved."]),
                 section("reboot", "Reboot", data={"mode": None, "nodes": {}})]
     model = build_report_model(nodes, topology, sections=sections)
