@@ -8,6 +8,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import datetime
 import os
 import shutil
 import subprocess
@@ -17,6 +18,9 @@ from ansible.errors import AnsibleActionFail
 from ansible.module_utils.common.text.converters import to_text
 from ansible.plugins.action import ActionBase
 
+from ansible_collections.macops.cluster.plugins.plugin_utils._bench_section import (benchmark_document,
+                                                                                    benchmark_section,
+                                                                                    write_benchmark_files)
 from ansible_collections.macops.cluster.plugins.plugin_utils._cabling_render import cabling_dot
 from ansible_collections.macops.cluster.plugins.plugin_utils._deploy_section import deploy_section
 from ansible_collections.macops.cluster.plugins.plugin_utils._report_files import report_files, write_file
@@ -41,6 +45,7 @@ ARGUMENT_SPEC = dict(
     count_as_change=dict(type="bool", default=True),
     write=dict(type="bool", default=True),
     deploy=dict(type="dict"),
+    benchmark=dict(type="dict"),
 )
 # Text files small enough that --diff shows them whole; HTML and SVG changes are listed by name.
 DIFFABLE = (".json", ".md")
@@ -115,6 +120,20 @@ class ActionModule(ActionBase):
     _supports_check_mode = True
     _supports_async = False
 
+    @staticmethod
+    def _benchmark(args, root, write):
+        """benchmark.yml's run: its results document, its files beside the report (written unless ``write`` is
+        false) and its section; {document, problems, history_runs, files, section}."""
+        try:
+            document = benchmark_document(args["benchmark"], args["hosts"], datetime.datetime.now(datetime.timezone.utc))
+            images, history_runs, names = write_benchmark_files(root, document, write)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise AnsibleActionFail("cluster_report: benchmark is not the benchmark role's runs (%s)" % exc)
+        except RuntimeError as exc:  # matplotlib missing
+            raise AnsibleActionFail("cluster_report: %s" % exc)
+        return {"document": document, "problems": document["problems"], "history_runs": history_runs,
+                "files": names, "section": benchmark_section(document, images)}
+
     def run(self, tmp=None, task_vars=None):
         result = super(ActionModule, self).run(tmp, task_vars)
         args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)[1]
@@ -127,6 +146,12 @@ class ActionModule(ActionBase):
                                     % exc)
         run = dict(args["run"])
         root = os.path.realpath(args["dest"])
+        write = args["write"]
+        benchmark = None
+        if args["benchmark"]:
+            benchmark = self._benchmark(args, root, write and not self._task.check_mode)
+            sections.append(benchmark.pop("section"))
+            problems = problems + benchmark["problems"]
         if args["benchmark_report"] and os.path.exists(args["benchmark_report"]):
             # The latest benchmark (benchmark.yml), linked relative to this report.
             run["benchmark_report"] = os.path.relpath(os.path.realpath(args["benchmark_report"]), root)
@@ -134,7 +159,6 @@ class ActionModule(ActionBase):
             model = build_report_model(nodes, topology, problems, args["title"], run, sections)
         except TopologyError as exc:
             raise AnsibleActionFail("cluster_report: %s" % exc)
-        write = args["write"]
         svg, warning = render_graphviz(topology, args["graphviz_timeout"]) if args["graphviz"] and write else (None, None)
         files, stale = report_files(model, topology, svg) if write else ({}, [])
 
@@ -167,6 +191,8 @@ class ActionModule(ActionBase):
                       section_lines=dict((entry["operation"], entry["summary"]) for entry in model["sections"]),
                       stats=stats_of(model), summary=model["summary"], problem_codes=model["problem_codes"],
                       report=model, files=sorted(files), changed_files=changed, removed_files=removed)
+        if benchmark is not None:
+            result["benchmark"] = benchmark
         if warning:
             result["warnings"] = [warning]
         if self._task.diff and diffs:

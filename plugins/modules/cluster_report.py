@@ -15,7 +15,7 @@ version_added: 0.1.0
 description:
   - Builds the report model (the content of C(report.json), docs/report.md, validated by docs/report.schema.json)
     from every node's results - the cluster's state (nodes, cables, software, problems) with its one verdict, and
-    a section for each operation of the run (doctor, reboot, deploy) - and writes, in one task on the controller, the
+    a section for each operation of the run (doctor, reboot, deploy, benchmark) - and writes, in one task on the controller, the
     files a person or a CI job opens -
     C(report.json), C(index.html) (self-contained, with the cabling map inline), C(report.md),
     C(cabling.svg), C(cabling-graphviz.svg) when Graphviz C(dot) is installed, and
@@ -121,6 +121,21 @@ options:
       - The section shows the placement (one row per rank), then what each node received over which cable and how
         fast; its C(data) holds the placement and the deployment's record. Empty, no deploy section.
     type: dict
+  benchmark:
+    description:
+      - benchmark.yml's runs, for its section - C(plan) (the P(macops.cluster.benchmark_plan#filter) plan), C(tests)
+        and C(served) (every M(macops.cluster.link_bench) client and server result), C(macs), C(baselines),
+        C(margin_percent) (0 to below 100), C(expected_cable) (C(tb5) or C(tb4)), C(settings), C(versions), C(run)
+        (C(id), C(finished), C(suites)), C(allsum_runs), C(allsum_settings), C(generate_runs), C(generate_settings),
+        C(hpl_run), C(hpl_skipped), C(exo_run), C(exo_skipped) and C(exo_settings) (each suite's registered
+        command results and settings).
+      - The action judges them into the results document (docs/report.schema.json, C($defs/benchmark_results)) - every
+        measurement with its unit, each cable against its baseline less the margin, the probable cause of a slow
+        one. Its problems join the report's. Beside the report it writes C(benchmark.json), C(runs/<id>.json), one
+        more line of C(history.jsonl) and the plots (matplotlib - C(links.png), C(allsum.png), C(generate.png),
+        C(history.png)), and the report gets the benchmark's section (one table per suite, the plots). Empty, no
+        benchmark.
+    type: dict
   write:
     description:
       - Whether to write the files. False builds the model all the same and returns the verdict, RV(stats) and
@@ -179,11 +194,19 @@ stats:
   sample: {"verdict": "failed", "healthy": false, "errors": 1, "warnings": 0, "info": 0, "codes": ["rdma_disabled"],
            "unreachable": [], "started": "2026-12-03T10:00:00Z",
            "hosts": {"mac1": {"reachable": true, "errors": 1, "warnings": 0, "codes": ["rdma_disabled"]}}}
-section_lines:
+section_benchmark:
+  description: With O(benchmark), the results document (C(document)), its C(problems), C(history_runs) and C(files).
+  returned: when O(benchmark) is given
+  type: dict
+lines:
   description: Each operation's section's summary lines (one per node), by operation, for the run's output.
   returned: always
   type: dict
   sample: {"reboot": ["mac1: OK, back after 41 s", "mac2: OK, back after 43 s"]}
+benchmark:
+  description: With O(benchmark), the results document (C(document)), its C(problems), C(history_runs) and C(files).
+  returned: when O(benchmark) is given
+  type: dict
 lines:
   description:
     - What a person reads at the end of a run - the report's path and verdict, then one line per

@@ -488,7 +488,8 @@ def render_markdown(model):
                               [[_md_or_nc(cell) for cell in row] for row in table["rows"]]) \
                 if table["rows"] else ["none"]
         if entry["files"]:
-            lines += ["", " \u00b7 ".join("[%s](%s)" % (md(f.get("label") or f["path"]), f["path"])
+            lines += ["", " \u00b7 ".join("%s[%s](%s)" % ("!" if f["path"].endswith(".png") else "",
+                                                          md(f.get("label") or f["path"]), f["path"])
                                           for f in entry["files"])]
 
     lines += ["", "## Nodes", ""]

@@ -6,6 +6,10 @@ import os
 
 import pytest
 from report_schema import benchmark_schema
+
+from benchmark_pages import benchmark_pages
+
+from ansible_collections.macops.cluster.plugins.plugin_utils._bench_section import benchmark_section
 from fixture_files import read_fixture
 
 from ansible_collections.macops.cluster.plugins.plugin_utils._bench_exo import (
@@ -14,7 +18,6 @@ from ansible_collections.macops.cluster.plugins.plugin_utils._bench_exo import (
     parse_exo_bench,
 )
 from ansible_collections.macops.cluster.plugins.plugin_utils._bench_plan import links_plan
-from ansible_collections.macops.cluster.plugins.plugin_utils._bench_render import render_html, render_markdown
 from ansible_collections.macops.cluster.plugins.plugin_utils._bench_results import build_document
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
@@ -74,10 +77,11 @@ def test_the_suite_in_the_document_valid_against_the_schema_and_in_the_report():
     jsonschema.validate(json.loads(json.dumps(ran)), schema)
     assert {m["name"] for m in ran["measurements"]} == {"exo_prompt_tps", "exo_generation_tps"}
     assert ran["suites"]["exo"]["skipped"] is None and len(ran["suites"]["exo"]["results"]) == 2
-    page = render_html(ran, [])
-    assert "<h2>exo (bench/exo_bench.py)</h2>" in page and page.count("<tr") >= 3
+    page = benchmark_pages(None, ran, [])[1]
+    assert "<h3>exo (bench/exo_bench.py)</h3>" in page and page.count("<tr") >= 3
     reason = "exo's bench/exo_bench.py is not at /opt/macops/exo/bench/exo_bench.py on mac1"
     skipped = document({"skipped": reason, "settings": {}})
     jsonschema.validate(json.loads(json.dumps(skipped)), schema)
     assert skipped["suites"]["exo"] == {"settings": {}, "skipped": reason, "results": []}
-    assert skipped["problems"] == [] and "Skipped: " + reason in render_markdown(skipped, [])
+    assert skipped["problems"] == [] and "exo (bench/exo_bench.py): skipped: " + reason in benchmark_section(skipped)["notes"]
+    assert "<h3>exo (bench/exo_bench.py)</h3>" not in benchmark_pages(None, skipped, [])[1]

@@ -86,7 +86,7 @@ def test_the_suite_in_the_document_valid_against_the_schema_and_in_the_report():
 
     jsonschema = pytest.importorskip("jsonschema")
     from ansible_collections.macops.cluster.plugins.plugin_utils._bench_plan import links_plan
-    from ansible_collections.macops.cluster.plugins.plugin_utils._bench_render import render_html, render_markdown
+    from benchmark_pages import benchmark_pages
     from ansible_collections.macops.cluster.plugins.plugin_utils._bench_results import build_document
 
     root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
@@ -99,7 +99,8 @@ def test_the_suite_in_the_document_valid_against_the_schema_and_in_the_report():
     jsonschema.validate(json.loads(json.dumps(doc)), schema)
     assert [m["value"] for m in doc["measurements"]] == [7.648, 8.217] and doc["problems"] == []
     assert doc["suites"]["hpl"]["plan"]["hpl_dat"].startswith("HPLinpack benchmark input file")
-    assert "<h2>HPL</h2>" in render_html(doc, []) and "| 2000 | 128 | 1 x 2 |" in render_markdown(doc, [])
+    _images, page, markdown = benchmark_pages(None, doc, [])
+    assert "<h3>HPL</h3>" in page and "| 2000 | 128 | 1 x 2 |" in markdown
     skipped = build_document(run, ["mac1"], links_plan({}, ["mac1"], 1), [], {}, {}, 15.0, {}, {}, "tb5",
                              hpl={"skipped": "/opt/macops/hpl/bin/xhpl not on mac1", "settings": plan})
     jsonschema.validate(json.loads(json.dumps(skipped)), schema)
