@@ -189,6 +189,7 @@ class ActionModule(ActionBase):
         result.update(changed=bool(changed or removed) and args["count_as_change"], path=root, verdict=model["verdict"],
                       lines=closing_lines(model, root, self._task.check_mode, write),
                       section_lines=dict((entry["operation"], entry["summary"]) for entry in model["sections"]),
+                      section_data=dict((entry["operation"], entry["data"]) for entry in model["sections"]),
                       stats=stats_of(model), summary=model["summary"], problem_codes=model["problem_codes"],
                       report=model, files=sorted(files), changed_files=changed, removed_files=removed)
         if benchmark is not None:

@@ -194,11 +194,7 @@ stats:
   sample: {"verdict": "failed", "healthy": false, "errors": 1, "warnings": 0, "info": 0, "codes": ["rdma_disabled"],
            "unreachable": [], "started": "2026-12-03T10:00:00Z",
            "hosts": {"mac1": {"reachable": true, "errors": 1, "warnings": 0, "codes": ["rdma_disabled"]}}}
-section_benchmark:
-  description: With O(benchmark), the results document (C(document)), its C(problems), C(history_runs) and C(files).
-  returned: when O(benchmark) is given
-  type: dict
-lines:
+section_lines:
   description: Each operation's section's summary lines (one per node), by operation, for the run's output.
   returned: always
   type: dict
@@ -206,6 +202,12 @@ lines:
 benchmark:
   description: With O(benchmark), the results document (C(document)), its C(problems), C(history_runs) and C(files).
   returned: when O(benchmark) is given
+  type: dict
+section_data:
+  description:
+    - Each operation's section's C(data) by operation (docs/report.md), for the playbook's own use - reboot-cluster.yml
+      hands C(reboot)'s C(nodes) to AWX with C(set_stats).
+  returned: always
   type: dict
 lines:
   description:
