@@ -24,7 +24,7 @@ from ansible_collections.macops.cluster.plugins.plugin_utils._bench_section impo
 from ansible_collections.macops.cluster.plugins.plugin_utils._cabling_render import cabling_dot
 from ansible_collections.macops.cluster.plugins.plugin_utils._deploy_section import deploy_section
 from ansible_collections.macops.cluster.plugins.plugin_utils._report_files import report_files, write_file
-from ansible_collections.macops.cluster.plugins.plugin_utils._report_inputs import (nodes_from_hostvars,
+from ansible_collections.macops.cluster.plugins.plugin_utils._report_inputs import (nodes_from_hostvars, plain,
                                                                                     problems_from_hostvars,
                                                                                     sections_from_hostvars)
 from ansible_collections.macops.cluster.plugins.plugin_utils._report_model import build_report_model, stats_of
@@ -125,7 +125,8 @@ class ActionModule(ActionBase):
         """benchmark.yml's run: its results document, its files beside the report (written unless ``write`` is
         false) and its section; {document, problems, history_runs, files, section}."""
         try:
-            document = benchmark_document(args["benchmark"], args["hosts"], datetime.datetime.now(datetime.timezone.utc))
+            document = benchmark_document(plain(args["benchmark"]), list(args["hosts"]),
+                                          datetime.datetime.now(datetime.timezone.utc))
             images, history_runs, names = write_benchmark_files(root, document, write)
         except (KeyError, TypeError, ValueError) as exc:
             raise AnsibleActionFail("cluster_report: benchmark is not the benchmark role's runs (%s)" % exc)
@@ -140,7 +141,7 @@ class ActionModule(ActionBase):
         nodes, topology, problems, sections = report_inputs(args, task_vars or {})
         try:
             if args["deploy"]:
-                sections.append(deploy_section(args["deploy"]))
+                sections.append(deploy_section(plain(args["deploy"])))
         except (KeyError, TypeError, ValueError) as exc:
             raise AnsibleActionFail("cluster_report: deploy is not deploy-model.yml's placement and transfers (%s)"
                                     % exc)

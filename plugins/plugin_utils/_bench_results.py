@@ -140,8 +140,8 @@ def link_results(plan, tests, macs, baselines, margin_percent, expected_kind="tb
                                             sender, receiver, cable["link_id"], gbps, expected_kind, baseline["gbps"],
                                             margin_percent, words),
                                         host=sender, port=port, peer=receiver,
-                                        details={"link_id": cable["link_id"], "gbps": gbps, "floor_gbps": floor,
-                                                 "cause": cause}))
+                                        details={"link_id": cable["link_id"], "direction": "%s->%s" % (sender, receiver),
+                                                 "gbps": gbps, "floor_gbps": floor, "cause": cause}))
     return results, problems
 
 

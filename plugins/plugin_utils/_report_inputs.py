@@ -30,6 +30,11 @@ def plain(value):
     return value
 
 
+def _host_vars(hostvars, host):
+    """A host's variables, None for a host the inventory does not have (hostvars would raise)."""
+    return hostvars.get(host) if host in hostvars else None
+
+
 def _fact(host_vars, name):
     """A published fact as plain data, {} when the role did not run on the host."""
     value = host_vars.get(name) if host_vars is not None else None
@@ -105,7 +110,7 @@ def node_entry(host, host_vars, play_hosts):
 
 def nodes_from_hostvars(hosts, hostvars, play_hosts):
     """{host: entry} for every host, in the order given (the inventory's group)."""
-    return dict((host, node_entry(host, hostvars.get(host), play_hosts)) for host in hosts)
+    return dict((host, node_entry(host, _host_vars(hostvars, host), play_hosts)) for host in hosts)
 
 
 def problems_from_hostvars(hosts, hostvars):
@@ -113,7 +118,7 @@ def problems_from_hostvars(hosts, hostvars):
     one keeps it)."""
     found = []
     for host in hosts:
-        host_vars = hostvars.get(host)
+        host_vars = _host_vars(hostvars, host)
         for name in PROBLEM_FACTS:
             for finding in _fact(host_vars, name).get("problems") or []:
                 entry = {"host": host}
@@ -127,7 +132,7 @@ def sections_from_hostvars(hosts, hostvars, run=None):
     operation none of them ran has none."""
     built = []
     for operation, name in SECTION_FACTS:
-        results = dict((host, _fact(hostvars.get(host), name)) for host in hosts)
+        results = dict((host, _fact(_host_vars(hostvars, host), name)) for host in hosts)
         results = dict((host, result) for host, result in results.items() if result)
         if results:
             built.append(doctor_section(results) if operation == "doctor" else reboot_section(results, run))

@@ -355,7 +355,8 @@ def _rdma_problems(name, rdma, topology):
 def _dedupe(problems):
     """Drop repeats: a slow cable is seen by the planner and by rdma_status on both of its Macs, and
     a node's finding the report tied to its cable (a link id, the peer) may also arrive untied (the
-    doctor's copy of the same rdma_status problem): the tied one stays."""
+    doctor's copy of the same rdma_status problem): the tied one stays. A finding that names its direction
+    (details.direction: a benchmark's slow cable, each way) is one per direction."""
     tied = set((p["code"], p["host"], p["port"], p["message"]) for p in problems if link_id_of(p))
     seen = set()
     kept = []
@@ -363,7 +364,8 @@ def _dedupe(problems):
         if not link_id_of(found) and (found["code"], found["host"], found["port"], found["message"]) in tied:
             continue
         if link_id_of(found):
-            key = (found["code"], "link", link_id_of(found))
+            # One finding per cable, or per cable and direction where it names one (a benchmark's).
+            key = (found["code"], "link", link_id_of(found), found["details"].get("direction"))
         else:
             key = (found["code"], found["host"], found["port"], found["message"])
         if key not in seen:
