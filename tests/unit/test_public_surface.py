@@ -172,7 +172,7 @@ def test_module_pattern(text, name, used):
 
 @pytest.mark.parametrize("text, name, used", [
     ("{{ plan | macops.cluster.mlx_backend(rdma) }}", "mlx_backend", True),
-    ("{{ x |\n   macops.cluster.doctor_stats }}", "doctor_stats", True),
+    ("{{ x |\n   macops.cluster.doctor_findings }}", "doctor_findings", True),
     ("{{ codes | map('macops.cluster.problem', host=h) }}", "problem", True),
     ("{{ plan | macops.cluster.mlx_hostfile_files(h) }}", "mlx_hostfile", False),
     ("the result of macops.cluster.thunderbolt_topology", "thunderbolt_topology", False),
