@@ -1,9 +1,11 @@
 # -*- coding: utf-8 -*-
 # Copyright: macops.cluster contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The report's deployed ML models (not the report model: _report_model.py): what deploy-model.yml left on each node, gathered by site.yml's one node
-read (node_facts' models group reads each model directory's record, .macops-model.json, and checks
-its files by name and size), grouped by model, with a problem for each copy that would not load."""
+"""The report's deployed ML models (not the report model, _report_model.py): what deploy-model.yml left
+on each node, gathered by site.yml's one node read (node_facts' models group reads each model
+directory's record, .macops-model.json, and checks its files by name and size), grouped by model,
+with a problem for each copy that would not load. (module_utils/_model_deploy.deployed_models is the
+node side: it reads those records.)"""
 
 from __future__ import absolute_import, division, print_function
 
