@@ -174,8 +174,8 @@ def benchmark_section(document, images=()):
             notes.append("Generation: %s prompt tokens, %s generated tokens, %s trials after one warm-up run." % (
                 settings.get("prompt_tokens", "?"), settings.get("generation_tokens", "?"), settings.get("trials", "?")))
         tables.append(table(columns, rows_of(suite["results"]), title))
-    summary = ["%d cables in %d rounds; %d findings" % (len(document["cluster"]["cables"]), links["rounds"],
-                                                       len(document["problems"]))]
+    summary = ["%d cables in %d rounds; %d findings" % (
+        len(document["cluster"]["cables"]), links["rounds"], len(document["problems"]))]
     summary += ["%s %s: %s" % (p["severity"].upper(), p["code"], p["message"]) for p in document["problems"]]
     files = [{"path": name, "label": caption} for name, caption in images]
     files += [{"path": "benchmark.json", "label": "results (benchmark.json)"},

@@ -73,7 +73,8 @@ def deploy_section(deploy):
     (model_shard's placement), and, once the files moved, ``deployment`` (the model_deployment filter's
     transfer plan) and ``transfers`` (each node's model_shard result, by host). Without the deployment (check
     mode, or a run that stopped before any byte moved) the section is the placement alone."""
-    plan, model, name = deploy["plan"], deploy.get("model") or {}, deploy.get("name") or model.get("path") or "?"
+    plan, model = deploy["plan"], deploy.get("model") or {}
+    name = deploy.get("name") or model.get("path") or "?"
     summary = ["rank %s: %s, layers %s, %d files, needs %s of %s" % (
         r["rank"], r["host"], _layers(r), len(r["files"]), size_text(r["need_bytes"]), size_text(r["wired_limit_bytes"]))
         for r in plan["ranks"]]

@@ -157,3 +157,12 @@ def test_a_progress_line_says_bytes_share_rate_and_time_left():
     assert progress_line({"bytes_done": 5, "bytes_total": 5, "bytes_per_second": 1, "file": "x"}) == (
         "0.0 MB of 0.0 MB (100%), 0.0 MB/s")
     assert progress_line({"bytes_done": 0, "bytes_total": 0}) is None and progress_line("garbage") is None
+
+
+def test_a_deployment_without_a_name_is_named_by_its_source():
+    plan = placement()
+    ranked = dict(plan, model_bytes=1, context_tokens=1, ranks=[
+        dict(r, layers=[0, 4], layer_count=4, disk_bytes=1, weight_bytes=1, kv_reserve_bytes=1, need_bytes=1,
+             wired_limit_bytes=2, wired_limit_source="iogpu.wired_limit_mb", headroom_bytes=1) for r in plan["ranks"]])
+    entry = deploy_section({"plan": ranked, "model": {"path": SOURCE}})
+    assert entry["title"] == "Model deployment: %s" % SOURCE and entry["data"]["name"] == SOURCE
