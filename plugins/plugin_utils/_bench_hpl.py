@@ -1,6 +1,6 @@
 # -*- coding: utf-8 -*-
 # PRIVATE to the collection: the hpl suite, behind the benchmark_plan filter and the
-# benchmark_report action. Names and behaviour may change without notice. Stdlib only, Python 3.9.
+# cluster_report action (its benchmark section). Names and behaviour may change without notice. Stdlib only, Python 3.9.
 """HPL (High-Performance Linpack) across the nodes: the problem sized from each node's memory, its
 input file, and what `xhpl` prints.
 
