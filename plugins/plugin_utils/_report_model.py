@@ -47,7 +47,7 @@ GIB = 1024 ** 3
 
 # Versions that must match on every node: MLX's distributed backends and exo talk to each other
 # with their own wire formats, so mixed versions fail in ways that look like network trouble
-# (user-needs.md item 15).
+# (JACCL needs MLX 0.30.1 or later, exo PR #997; a GID-selection regression gives RTR errno 22, mlx #3467).
 PINNED_SOFTWARE = ("python", "mlx", "mlx_lm", "exo")
 HOSTFILE_BACKENDS = ("ring", "jaccl", "jaccl-ring")
 
