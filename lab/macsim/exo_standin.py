@@ -4,8 +4,8 @@
 (lab/macsim/exo_dist.py), at the collection's pinned exo version and one other, so the exo role's
 pinned pip install, an upgrade and a version split between nodes are real; what runs is this.
 
-What it does as exo 1.0.x does (shared/research/macos-commands.md section 13, anchors-2026-12.md
-section 1), and where it differs:
+What it does as exo 1.0.x does (exo-explore/exo at b5375f8: README, `src/exo/api/main.py` for
+`/state` and `/node_id`, `worker/main.py` for the socket edges), and where it differs:
 - GET /state in exo's documented camelCase shape and GET /node_id (a JSON string);
 - its node id is kept in $EXO_HOME/node_zid, made at the first start: a new file, a new id;
 - its namespace is --namespace, else EXO_ZENOH_NAMESPACE, else its version, so nodes on different

@@ -208,7 +208,7 @@ def build_host_fs(paths, lab, host, password):
                 "fs/opt/homebrew/bin", "fs/var/log", "fs/Users/Shared"):
         os.makedirs(os.path.join(hdir, sub), exist_ok=True)
     os.makedirs(os.path.join(paths.saved_mounts, name, "root"), exist_ok=True)
-    for log in ("shim.log", "exec.log", "launchd.log", "sshd.log"):
+    for log in ("shim.log", "exec.log", "read.log", "launchd.log", "sshd.log"):
         # Modules run as the admin user append to these too.
         _write(os.path.join(hdir, "log", log), "", 0o666)
     _write(os.path.join(hdir, "state.lock"), "", 0o666)

@@ -8,6 +8,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import datetime
 import os
 import shutil
 import subprocess
@@ -17,11 +18,16 @@ from ansible.errors import AnsibleActionFail
 from ansible.module_utils.common.text.converters import to_text
 from ansible.plugins.action import ActionBase
 
+from ansible_collections.macops.cluster.plugins.plugin_utils._bench_section import (benchmark_document,
+                                                                                    benchmark_section,
+                                                                                    write_benchmark_files)
 from ansible_collections.macops.cluster.plugins.plugin_utils._cabling_render import cabling_dot
+from ansible_collections.macops.cluster.plugins.plugin_utils._deploy_section import deploy_section
 from ansible_collections.macops.cluster.plugins.plugin_utils._report_files import report_files, write_file
-from ansible_collections.macops.cluster.plugins.plugin_utils._report_inputs import (nodes_from_hostvars,
-                                                                                    problems_from_hostvars)
-from ansible_collections.macops.cluster.plugins.plugin_utils._report_model import build_report_model
+from ansible_collections.macops.cluster.plugins.plugin_utils._report_inputs import (nodes_from_hostvars, plain,
+                                                                                    problems_from_hostvars,
+                                                                                    sections_from_hostvars)
+from ansible_collections.macops.cluster.plugins.plugin_utils._report_model import build_report_model, stats_of
 from ansible_collections.macops.cluster.plugins.plugin_utils._topology_common import TopologyError
 
 ARGUMENT_SPEC = dict(
@@ -37,6 +43,9 @@ ARGUMENT_SPEC = dict(
     fail_on=dict(type="list", elements="str", default=[]),
     benchmark_report=dict(type="path"),
     count_as_change=dict(type="bool", default=True),
+    write=dict(type="bool", default=True),
+    deploy=dict(type="dict"),
+    benchmark=dict(type="dict"),
 )
 # Text files small enough that --diff shows them whole; HTML and SVG changes are listed by name.
 DIFFABLE = (".json", ".md")
@@ -69,13 +78,14 @@ def render_graphviz(topology, timeout):
 
 
 def report_inputs(args, task_vars):
-    """(nodes, topology, problems): with `hosts`, what those hosts' roles published (their
+    """(nodes, topology, problems, sections): with `hosts`, what those hosts' roles published (their
     variables, read here on the controller), then what the caller gave (a node given wins, its
     problems come after the roles'); the plan is the caller's or else macops_topology, with the
-    rdma role's macops_mlx_backend as its mlx_backend."""
+    rdma role's macops_mlx_backend as its mlx_backend; a section for each operation whose result
+    those hosts hold (doctor, reboot)."""
     hosts = args["hosts"]
     if not hosts:
-        return args["nodes"], args["topology"], args["problems"]
+        return args["nodes"], args["topology"], args["problems"], []
     hostvars = task_vars.get("hostvars") or {}
     nodes = nodes_from_hostvars(hosts, hostvars, task_vars.get("ansible_play_hosts") or [])
     nodes.update(args["nodes"])
@@ -85,15 +95,17 @@ def report_inputs(args, task_vars):
         # The rdma role's one choice of backend (its own published result) shown with the plan.
         topology = dict(topology, mlx_backend=dict((key, choice.get(key)) for key in (
             "backend", "reason", "hostfiles", "passed_over") if key in choice))
-    return nodes, topology, problems_from_hostvars(hosts, hostvars) + args["problems"]
+    return (nodes, topology, problems_from_hostvars(hosts, hostvars) + args["problems"],
+            sections_from_hostvars(hosts, hostvars, args["run"]))
 
 
-def closing_lines(model, root, check_mode):
+def closing_lines(model, root, check_mode, write=True):
     """What a person reads at the end of the run: where the report is, then every error and
     warning with its host and fix (info problems stay in the report)."""
     counts = model["summary"]["problems"]
-    lines = ["Cluster report%s: %s/index.html verdict=%s (errors: %d, warnings: %d)" % (
-        " (check mode: not written)" if check_mode else "", root, model["verdict"], counts["error"],
+    where = "%s/index.html" % root if write else "not written"
+    lines = ["Cluster report%s: %s verdict=%s (errors: %d, warnings: %d)" % (
+        " (check mode: not written)" if check_mode and write else "", where, model["verdict"], counts["error"],
         counts["warning"])]
     for problem in model["problems"]:
         if problem["severity"] in ("error", "warning"):
@@ -108,21 +120,48 @@ class ActionModule(ActionBase):
     _supports_check_mode = True
     _supports_async = False
 
+    @staticmethod
+    def _benchmark(args, root, write):
+        """benchmark.yml's run: its results document, its files beside the report (written unless ``write`` is
+        false) and its section; {document, problems, history_runs, files, section}."""
+        try:
+            document = benchmark_document(plain(args["benchmark"]), list(args["hosts"]),
+                                          datetime.datetime.now(datetime.timezone.utc))
+            images, history_runs, names = write_benchmark_files(root, document, write)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise AnsibleActionFail("cluster_report: benchmark is not the benchmark role's runs (%s)" % exc)
+        except RuntimeError as exc:  # matplotlib missing
+            raise AnsibleActionFail("cluster_report: %s" % exc)
+        return {"document": document, "problems": document["problems"], "history_runs": history_runs,
+                "files": names, "section": benchmark_section(document, images)}
+
     def run(self, tmp=None, task_vars=None):
         result = super(ActionModule, self).run(tmp, task_vars)
         args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)[1]
-        nodes, topology, problems = report_inputs(args, task_vars or {})
+        nodes, topology, problems, sections = report_inputs(args, task_vars or {})
+        try:
+            if args["deploy"]:
+                sections.append(deploy_section(plain(args["deploy"])))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise AnsibleActionFail("cluster_report: deploy is not deploy-model.yml's placement and transfers (%s)"
+                                    % exc)
         run = dict(args["run"])
         root = os.path.realpath(args["dest"])
+        write = args["write"]
+        benchmark = None
+        if args["benchmark"]:
+            benchmark = self._benchmark(args, root, write and not self._task.check_mode)
+            sections.append(benchmark.pop("section"))
+            problems = problems + benchmark["problems"]
         if args["benchmark_report"] and os.path.exists(args["benchmark_report"]):
             # The latest benchmark (benchmark.yml), linked relative to this report.
             run["benchmark_report"] = os.path.relpath(os.path.realpath(args["benchmark_report"]), root)
         try:
-            model = build_report_model(nodes, topology, problems, args["title"], run)
+            model = build_report_model(nodes, topology, problems, args["title"], run, sections)
         except TopologyError as exc:
             raise AnsibleActionFail("cluster_report: %s" % exc)
-        svg, warning = render_graphviz(topology, args["graphviz_timeout"]) if args["graphviz"] else (None, None)
-        files, stale = report_files(model, topology, svg)
+        svg, warning = render_graphviz(topology, args["graphviz_timeout"]) if args["graphviz"] and write else (None, None)
+        files, stale = report_files(model, topology, svg) if write else ({}, [])
 
         changed, removed, diffs = [], [], []
         for name in sorted(files):
@@ -149,14 +188,18 @@ class ActionModule(ActionBase):
         # A report that is new at every run (doctor.yml's carries the time of its sweep) is the run's
         # output, not managed state: with count_as_change false the run still reports changed=0.
         result.update(changed=bool(changed or removed) and args["count_as_change"], path=root, verdict=model["verdict"],
-                      lines=closing_lines(model, root, self._task.check_mode),
-                      summary=model["summary"], problem_codes=model["problem_codes"], report=model,
-                      files=sorted(files), changed_files=changed, removed_files=removed)
+                      lines=closing_lines(model, root, self._task.check_mode, write),
+                      section_lines=dict((entry["operation"], entry["summary"]) for entry in model["sections"]),
+                      section_data=dict((entry["operation"], entry["data"]) for entry in model["sections"]),
+                      stats=stats_of(model), summary=model["summary"], problem_codes=model["problem_codes"],
+                      report=model, files=sorted(files), changed_files=changed, removed_files=removed)
+        if benchmark is not None:
+            result["benchmark"] = benchmark
         if warning:
             result["warnings"] = [warning]
         if self._task.diff and diffs:
             result["diff"] = diffs
         if model["verdict"] in args["fail_on"]:
-            result.update(failed=True, msg="The cluster report's verdict is %s: %s. See %s/index.html." % (
-                model["verdict"], ", ".join(model["problem_codes"]), root))
+            result.update(failed=True, msg="The cluster report's verdict is %s: %s.%s" % (
+                model["verdict"], ", ".join(model["problem_codes"]), (" See %s/index.html." % root) if write else ""))
         return result

@@ -17,7 +17,7 @@ from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
-from ansible_collections.macops.cluster.plugins.plugin_utils._model_render import progress_line
+from ansible_collections.macops.cluster.plugins.plugin_utils._deploy_section import progress_line
 
 display = Display()
 

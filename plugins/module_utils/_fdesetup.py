@@ -14,8 +14,8 @@ macOS prints one of (with more lines while the volume converts)::
     Deferred enablement appears to be active for user 'admin'.
     Deferred enablement appears to be active.
 
-The last form, alone, is what macOS 13 prints (a capture from a real Mac, see
-macos-commands.md, "Corrections from outputs captured on real Macs").
+The last form, alone, is what macOS 13 prints (published captures from real Macs; fdesetup(8)
+documents only the forms that name a user).
 
 Three states, for what an unattended reboot needs to know:
 

@@ -1,7 +1,9 @@
 # -*- coding: utf-8 -*-
 # PRIVATE to the collection: parser for `ibv_devices`. Do not use this from other collections.
 # Stdlib only, Python 3.9.
-"""Parse ``ibv_devices`` (macos-commands.md section 6)::
+"""Parse ``ibv_devices`` (layout of Apple TN3205 "Low-latency communication with RDMA over
+Thunderbolt" and MLX's distributed docs; MLX's ``check_rdma`` in ``mlx/_distributed_utils/config.py``
+keeps the tokens that start ``rdma_``)::
 
         device          	   node GUID
         ------          	----------------

@@ -1,7 +1,9 @@
 # -*- coding: utf-8 -*-
 # PRIVATE to the collection: parser for `ibv_devinfo` and `ibv_devinfo -v`.
 # Do not use this from other collections. Stdlib only, Python 3.9.
-"""Parse ``ibv_devinfo [-v] [-d rdma_enX]`` (macos-commands.md section 7).
+"""Parse ``ibv_devinfo [-v] [-d rdma_enX]`` (Apple TN3205 "Low-latency communication with RDMA
+over Thunderbolt": ``PORT_ACTIVE (4)`` when cabled to a Mac that also has RDMA enabled, GIDs that
+mirror the port's addresses).
 
 Tab-indented like Linux rdma-core::
 

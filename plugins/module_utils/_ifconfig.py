@@ -1,9 +1,10 @@
 # -*- coding: utf-8 -*-
 # PRIVATE to the collection: parser for `ifconfig <interface>`.
 # Do not use this from other collections. Stdlib only, Python 3.9.
-"""Parse one interface block of BSD ``ifconfig`` (macos-commands.md section 4).
+"""Parse one interface block of BSD ``ifconfig``.
 
-Confirmed: the header ``name: flags=8863<UP,...> mtu 1500``, ``inet A netmask 0xHEX broadcast B``
+Confirmed by Apple TN3205's ``ifconfig bridge0`` and MLX's ``--auto-setup`` commands: the header
+``name: flags=8863<UP,...> mtu 1500``, ``inet A netmask 0xHEX broadcast B``
 with the netmask in hex, bridge ``member: enX flags=...`` lines and ``status: active|inactive``.
 The wording for a missing interface (``ifconfig: interface bridge0 does not exist``, exit 1) is
 the usual BSD one and unconfirmed on macOS 26; callers test the exit status, not the text.

@@ -21,8 +21,8 @@ def thunderbolt_ports(buses, hardware_ports):
     """Parsed Thunderbolt buses + hardware ports -> the ``thunderbolt_ports`` list.
 
     The interface comes from the hardware port named after the receptacle, never from arithmetic
-    on ``enN``: on an M5 Max MacBook Pro Thunderbolt 1/2/3 are en1/en6/en2 (macos-commands.md,
-    corrections)."""
+    on ``enN``: on an M5 Max MacBook Pro Thunderbolt 1/2/3 are en1/en6/en2 (a published capture,
+    oMLX's ``tests/test_cluster_topology.py``)."""
     devices = device_by_port_name(hardware_ports)
     return [
         {

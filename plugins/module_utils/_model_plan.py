@@ -39,7 +39,8 @@ MODES = ("pipeline", "tensor")
 SPLITS = ("auto", "even", "memory")
 KV_DTYPE_BYTES = 2  # the KV cache is kept in the activations' dtype (bf16/fp16)
 # macOS's GPU working set when iogpu.wired_limit_mb is 0 (its default): about two thirds of RAM up to
-# 36 GiB and three quarters above (an estimate; user-needs.md gives 75-84 % on large machines).
+# 36 GiB and three quarters above (an estimate; users report 75-84 % on large machines,
+# notatestuser/ds4-control PR #12).
 DEFAULT_WIRED_SMALL, DEFAULT_WIRED_LARGE, SMALL_RAM = 2.0 / 3.0, 0.75, 36 * GIB
 
 

@@ -1,10 +1,12 @@
 # -*- coding: utf-8 -*-
 # PRIVATE to the collection: parsers for `networksetup` read commands.
 # Do not use this from other collections. Stdlib only, Python 3.9.
-"""Parse the ``networksetup`` subcommands the roles read (macos-commands.md sections 2-3).
+"""Parse the ``networksetup`` subcommands the roles read.
 
-Confirmed by the research: ``-listallhardwareports``, ``-listnetworkserviceorder``,
-``-listallnetworkservices``, ``-getnetworkserviceenabled``. The ``-getinfo`` and ``-getMTU``
+Confirmed by the code that reads them upstream (MLX's ``mlx.distributed_config``, exo's
+``info_gatherer`` and ``tmp/set_rdma_network_config.sh``) and a real M3 Ultra listing:
+``-listallhardwareports``, ``-listnetworkserviceorder``, ``-listallnetworkservices``,
+``-getnetworkserviceenabled``. The ``-getinfo`` and ``-getMTU``
 layouts below are written from memory of real Macs and are **unconfirmed**; their parsers
 accept only the lines they understand and say so when something else turns up.
 """

@@ -29,9 +29,9 @@ from ansible_collections.macops.cluster.plugins.module_utils._system_profiler im
     THUNDERBOLT,
     parse_json,
 )
-from ansible_collections.macops.cluster.plugins.module_utils._tb_config_check import drift_problems, read_applied
+from ansible_collections.macops.cluster.plugins.module_utils._tb_config_check import applied_settings, drift_problems
 from ansible_collections.macops.cluster.plugins.module_utils._plan_error import PlanError
-from ansible_collections.macops.cluster.plugins.module_utils._tb_link_plan import read_plan_file
+from ansible_collections.macops.cluster.plugins.module_utils._tb_link_plan import plan_file_links
 from ansible_collections.macops.cluster.plugins.module_utils._tb_network import plan as network_plan
 from ansible_collections.macops.cluster.plugins.module_utils._tb_network import read_service_settings
 from ansible_collections.macops.cluster.plugins.module_utils._wired_limit import boot_target_mb
@@ -66,6 +66,38 @@ class Reads(object):
     def output(self, key):
         """stdout of a read that must succeed."""
         return commands.succeeded(self.module, self.argvs[self.keys.index(key)], self.results[key])
+
+
+class FileReads(object):
+    """The files of one run, each read once by path: the applied plan serves the groups files,
+    links, network and ssh alike."""
+
+    def __init__(self):
+        self.texts = {}
+
+    def text(self, path):
+        """The file's text (UTF-8, undecodable bytes replaced), None when there is no such file;
+        raises the OSError of a file that is there and cannot be read (every time it is asked)."""
+        if path not in self.texts:
+            try:
+                with open(path, "rb") as handle:
+                    self.texts[path] = handle.read().decode("utf-8", "replace")
+            except FileNotFoundError:
+                self.texts[path] = None
+            except (IOError, OSError) as exc:
+                self.texts[path] = exc
+        found = self.texts[path]
+        if isinstance(found, EnvironmentError):
+            raise found
+        return found
+
+
+def plan_text(module, files, path):
+    """The applied plan's text from this run's reads, None when there is none."""
+    try:
+        return files.text(path)
+    except (IOError, OSError) as exc:
+        module.fail_json(msg="Cannot read the Thunderbolt plan %s: %s" % (path, exc))
 
 
 def read_mac(module, reads):
@@ -112,24 +144,27 @@ def read_wired_limit(module, reads):
     return {"live_mb": int(live) if rc == 0 and live.isdigit() else None, "target_mb": target, "plist": path}
 
 
-def read_files(module):
-    """The small state files asked for: text, and parsed JSON for a .json file."""
-    files = {}
+def read_files(module, files):
+    """The small state files asked for: text, and parsed JSON for a .json file (``files``: this
+    run's FileReads)."""
+    found = {}
     for path in module.params["files"]:
         entry = {"exists": os.path.isfile(path), "content": None, "json": None}
         if entry["exists"]:
             if os.path.getsize(path) > MAX_FILE_BYTES:
                 module.fail_json(msg="%s is larger than %d bytes; files reads only small state files" % (
                     path, MAX_FILE_BYTES))
-            with open(path, "rb") as handle:
-                entry["content"] = handle.read().decode("utf-8", "replace")
-            if path.endswith(".json"):
+            try:
+                entry["content"] = files.text(path)
+            except (IOError, OSError) as exc:
+                module.fail_json(msg="Cannot read %s: %s" % (path, exc))
+            if path.endswith(".json") and entry["content"] is not None:
                 try:
                     entry["json"] = json.loads(entry["content"])
                 except ValueError:
                     entry["json"] = None
-        files[path] = entry
-    return files
+        found[path] = entry
+    return found
 
 
 def read_rdma(module, reads, mac, macos):
@@ -145,14 +180,15 @@ def read_rdma(module, reads, mac, macos):
                                  known_mac.get("thunderbolt_ports") or [])
 
 
-def plan_links(module):
+def plan_links(module, files):
     """The cables C(links) pings (this node's in the plan file), and what the plan says about them."""
     options = module.params["links"]
     if not options.get("host"):
         module.fail_json(msg="links needs links.host, this node's inventory name in the plan file")
+    path = options["plan_file"]
     try:
-        found, planned, wanted = read_plan_file(options["plan_file"], options["host"], options.get("plan_interface"),
-                                                options.get("peers"))
+        found, planned, wanted = plan_file_links(path, plan_text(module, files, path), options["host"],
+                                                 options.get("plan_interface"), options.get("peers"))
     except PlanError as exc:
         module.fail_json(msg=str(exc))
     return {"plan_found": found, "planned_links": len(planned)}, wanted
@@ -230,14 +266,15 @@ def read_packages(reads, options):
     return result
 
 
-def plan_network(module):
+def plan_network(module, files):
     """What C(network) compares with: the tb_network input that applied this node's plan, or None
     when there is no plan file (then nothing is compared)."""
     options = module.params["network"]
     if not options.get("host"):
         module.fail_json(msg="network needs network.host, this node's inventory name in the plan file")
+    path = options["plan_file"]
     try:
-        return read_applied(options["plan_file"], options["host"])[1]
+        return applied_settings(path, plan_text(module, files, path), options["host"])[1]
     except PlanError as exc:
         module.fail_json(msg=str(exc))
 
@@ -289,13 +326,15 @@ def read_settings(module, reads):
     return {"power": power, "auto_updates": auto, "software_update_plist": path}
 
 
-def plan_ssh(module):
+def plan_ssh(module, files):
     """C(ssh)'s targets: every peer by name, and over every cable of the applied plan to a peer."""
     options = module.params["ssh"]
     if not options.get("host"):
         module.fail_json(msg="ssh needs ssh.host, this node's inventory name in the plan file")
+    path = options["plan_file"]
     try:
-        dummy, dummy_planned, links = read_plan_file(options["plan_file"], options["host"], peers=options["peers"])
+        dummy, dummy_planned, links = plan_file_links(path, plan_text(module, files, path), options["host"],
+                                                      peers=options["peers"])
     except PlanError as exc:
         module.fail_json(msg=str(exc))
     return mesh_targets([peer for peer in options["peers"] if peer != options["host"]], links)

@@ -3,8 +3,8 @@
 # Stdlib only, Python 3.9.
 """Parse `pmset -g` and work out which settings a `pmset -a ...` call must change.
 
-Format (our reading of pmset(1) and outputs users post; not in macos-commands.md, so
-**unconfirmed** against a primary source)::
+Format (our reading of pmset(1) and outputs users post; no published capture from macOS 26,
+so **unconfirmed** against a primary source)::
 
     System-wide power settings:
      SleepDisabled		0

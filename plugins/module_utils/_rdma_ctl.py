@@ -1,9 +1,11 @@
 # -*- coding: utf-8 -*-
 # PRIVATE to the collection: parser for `rdma_ctl status`. Do not use this from other collections.
 # Stdlib only, Python 3.9.
-"""Parse ``rdma_ctl status``: one word, ``enabled`` or ``disabled`` (macos-commands.md section 5).
+"""Parse ``rdma_ctl status``: one word, ``enabled`` or ``disabled`` (Apple TN3205; third-party
+scripts compare it for equality).
 
-exo treats a non-zero exit status as "unknown"; `status_from_result` does the same so that a
+exo (``RdmaCtlStatus``, ``src/exo/utils/info_gatherer/info_gatherer.py``) treats a non-zero exit
+status as "unknown"; `status_from_result` does the same so that a
 module never has to guess.
 """
 

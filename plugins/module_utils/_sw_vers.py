@@ -3,7 +3,7 @@
 # Stdlib only, Python 3.9.
 """Parse `sw_vers` output and compare macOS versions.
 
-Formats (macos-commands.md section 8)::
+Formats (sw_vers(1); exo reads ``sw_vers -buildVersion``; builds 25C56 = 26.2 and 25F80 = 26.5.1)::
 
     ProductName:		macOS
     ProductVersion:		26.2

@@ -3,12 +3,14 @@
 # Stdlib only, Python 3.9.
 """Parse ``system_profiler -json <types>`` and the text form of two data types.
 
-Formats: macos-commands.md sections 1 (SPThunderboltDataType) and 9 (SPHardwareDataType), and its
-"Corrections from outputs captured on real Macs (2026-12)", which win where they differ:
+Formats: SPThunderboltDataType as MLX (``mlx/_distributed_utils/config.py``) and exo
+(``src/exo/shared/types/thunderbolt.py``) read it, SPHardwareDataType as exo reads it
+(``src/exo/utils/info_gatherer/system_info.py``), and what published captures from real Macs show
+(oMLX's ``tests/test_cluster_topology.py``, exo issues #1390 and #1636), which win where they differ:
 ``number_processors`` may be an integer or a four-field string in more than one layout, a bus's
 ``_items`` may be drives and docks (see `_thunderbolt_items`), ``link_status_key`` has more codes
 than ``0x2``/``0x100``, and text core counts may be lower case. SPSoftwareDataType,
-SPMemoryDataType and SPNetworkDataType are not in the research; their key names below are
+SPMemoryDataType and SPNetworkDataType have no published capture on record; their key names below are
 written from memory of real Macs and are **unconfirmed**.
 
 A value of an unexpected type or layout is read where it can be; otherwise the parser raises
@@ -286,7 +288,7 @@ def parse_hardware_text(text):
     Lines: ``Model Name: Mac Studio``, ``Model Identifier: Mac15,14``, ``Chip: Apple M3 Ultra``,
     ``Total Number of Cores: 32 (24 Performance and 8 Efficiency)``, ``Memory: 512 GB``.
     ``Serial Number (system)``, ``Hardware UUID`` and ``System Firmware Version`` are the
-    usual labels, unconfirmed by the research.
+    usual labels, unconfirmed by any published capture.
     """
     fields = dict((node["key"], node["value"]) for node in _walk(parse_text_tree(HARDWARE_TEXT_COMMAND, text)) if node["value"])
     if "Model Identifier" not in fields:
@@ -415,7 +417,7 @@ def _size_bytes(data_type, size, command=JSON_COMMAND):
 def _processor_counts(value):
     """``number_processors`` -> (total, performance, efficiency, note); note says why a split is missing.
 
-    Real Macs print (macos-commands.md, corrections): ``proc 32:24:8`` (total:performance:
+    Real Macs print (published captures): ``proc 32:24:8`` (total:performance:
     efficiency); four fields in two layouts that name their tiers, ``proc 24:16:8:0`` (M2 Ultra)
     and ``proc 14:0:10:4``; ``proc 18:6:0:12`` (M5 Max), whose tiers have new names that only
     ``sysctl hw.perflevelN.name`` gives; and a bare integer (``8``) on Intel and virtual Macs and

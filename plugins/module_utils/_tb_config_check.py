@@ -23,18 +23,14 @@ BRIDGE_DEVICE = "bridge0"
 REAPPLY_FIX = "Run site.yml --tags thunderbolt_network to apply the plan again"
 
 
-def read_applied(path, host):
-    """(found, wanted) from the plan file at ``path``: ``wanted`` is the tb_network input that
-    applied it on ``host`` ({services, mtu, bridge, order}), None when the file is not there. A
-    plan written before tb_network recorded its settings is read with its defaults (bridge
-    absent, no MTU, order on). Raises PlanError for a file that is not such a plan."""
-    try:
-        with open(path) as handle:
-            text = handle.read()
-    except FileNotFoundError:
+def applied_settings(path, text, host):
+    """(found, wanted) from the plan file at ``path``, whose ``text`` the caller read (None: no such
+    file): ``wanted`` is the tb_network input that applied it on ``host`` ({services, mtu, bridge,
+    order}), None without a file. A plan written before tb_network recorded its settings is read
+    with its defaults (bridge absent, no MTU, order on). Raises PlanError for text that is not such
+    a plan."""
+    if text is None:
         return False, None
-    except (IOError, OSError) as exc:
-        raise PlanError("Cannot read the Thunderbolt plan %s: %s" % (path, exc))
     try:
         plan = json.loads(text)
     except ValueError as exc:

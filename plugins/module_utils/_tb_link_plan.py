@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # PRIVATE to the collection: the links of one node in the applied Thunderbolt address plan.
 # Do not use this from other collections. Stdlib only, Python 3.9.
-"""The links of one node in the applied plan file: what node_facts' ``links`` and ``ssh`` groups check."""
+"""The links of one node in the applied plan file: what node_facts' ``links`` and ``ssh`` groups check
+(node_facts reads the file once per run and hands its text to each group)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -49,16 +50,12 @@ def select_peers(links, peers):
     return [link for link in links if link["peer_host"] in peers]
 
 
-def read_plan_file(path, host, interface=None, peers=None):
-    """(plan found, planned links, links to check) of ``host`` in the plan file at ``path``. A
-    missing file is no plan (nothing to check); one that cannot be read or parsed raises PlanError."""
-    try:
-        with open(path) as handle:
-            text = handle.read()
-    except FileNotFoundError:
+def plan_file_links(path, text, host, interface=None, peers=None):
+    """(plan found, planned links, links to check) of ``host`` in the plan file at ``path``, whose
+    ``text`` the caller read (None: no such file, so no plan and nothing to check). Text that is no
+    such plan raises PlanError naming ``path``."""
+    if text is None:
         return False, [], []
-    except (IOError, OSError) as exc:
-        raise PlanError("Cannot read the Thunderbolt plan %s: %s" % (path, exc))
     try:
         planned = plan_links(text, host, interface)
     except PlanError as exc:

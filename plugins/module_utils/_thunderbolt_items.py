@@ -3,8 +3,9 @@
 # SPThunderboltDataType` output. Do not use this from other collections. Stdlib only, Python 3.9.
 """Classify the items under one bus (= one physical port): peer Macs and other devices.
 
-macos-commands.md, "Corrections from outputs captured on real Macs (2026-12)": a bus's ``_items``
-are not always a peer Mac. Drives, docks and enclosures are items too, with ``mode_key`` and
+Published captures from real Macs (oMLX's ``tests/test_cluster_topology.py``: an OWC Envoy Ultra on a
+Mac Studio's bus) show that a bus's ``_items`` are not always a peer Mac. Drives, docks and
+enclosures are items too, with ``mode_key`` and
 ``receptacle_upstream_ambiguous_tag`` and **no** ``domain_uuid_key``; a Mac behind a dock sits one
 level deeper, in the dock's own ``_items``. So a peer Mac is an item, at any depth, that has a
 domain UUID; every other item is a device. MLX and exo read only ``_items[0]``, which is why a

@@ -13,8 +13,10 @@ module: cluster_report
 short_description: Write the cluster health report (JSON, HTML, Markdown, cabling map, hostfiles) on the controller
 version_added: 0.1.0
 description:
-  - Builds the report model (the content of C(report.json), docs/report.md) from every node's
-    results and writes, in one task on the controller, the files a person or a CI job opens -
+  - Builds the report model (the content of C(report.json), docs/report.md, validated by docs/report.schema.json)
+    from every node's results - the cluster's state (nodes, cables, software, problems) with its one verdict, and
+    a section for each operation of the run (doctor, reboot, deploy, benchmark) - and writes, in one task on the controller, the
+    files a person or a CI job opens -
     C(report.json), C(index.html) (self-contained, with the cabling map inline), C(report.md),
     C(cabling.svg), C(cabling-graphviz.svg) when Graphviz C(dot) is installed, and
     C(hostfiles/<backend>.json) for each MLX backend the cabling allows.
@@ -55,8 +57,13 @@ options:
         and C(macops_exo.version) (software), C(macops_gpu) (gpu), C(macops_exo.running) and C(.detail)
         (services.exo), C(macops_preflight.checks) and the C(macops_mlx.smoke) test (checks); a host is
         reachable when it is still in the play or its facts were gathered.
-      - The problems of C(macops_preflight), C(macops_tb_network) and C(macops_sudoers) come first, each with
-        its host, then O(problems).
+      - doctor.yml's C(macops_doctor) (its checks, and RDMA, the wired limit, exo and the versions the sweep read where
+        no role's result is) and reboot-cluster.yml's C(macops_reboot) (its checks, RDMA and the wired limit it read;
+        a node that did not come back is not reachable) each add the operation's section.
+      - The problems of C(macops_preflight), C(macops_tb_network), C(macops_sudoers), C(macops_mlx), C(macops_doctor)
+        and C(macops_reboot) come first, each with its host, then O(problems). A problem the report would derive
+        from a node's data (a failed check, a service down, the wired limit off) is not derived where a role
+        reported it itself.
       - When O(topology) is empty, the plan is the C(macops_topology) of the host the task runs for.
       - Empty (the default), the report reads only O(nodes), O(topology) and O(problems).
     type: list
@@ -105,6 +112,36 @@ options:
         the time of its sweep), so a read-only playbook still ends with C(changed=0); RV(changed_files) still lists them.
     type: bool
     default: true
+  deploy:
+    description:
+      - deploy-model.yml's run, for its section - C(name), C(run_id), C(plan) and C(model) (the placement
+        M(macops.cluster.model_shard) returned with C(state=plan)) and, once the files moved, C(deployment) (the
+        P(macops.cluster.model_deployment#filter) transfer plan) and C(transfers) (each node's M(macops.cluster.model_shard)
+        result by host, as M(macops.cluster.job_progress) published it).
+      - The section shows the placement (one row per rank), then what each node received over which cable and how
+        fast; its C(data) holds the placement and the deployment's record. Empty, no deploy section.
+    type: dict
+  benchmark:
+    description:
+      - benchmark.yml's runs, for its section - C(plan) (the P(macops.cluster.benchmark_plan#filter) plan), C(tests)
+        and C(served) (every M(macops.cluster.link_bench) client and server result), C(macs), C(baselines),
+        C(margin_percent) (0 to below 100), C(expected_cable) (C(tb5) or C(tb4)), C(settings), C(versions), C(run)
+        (C(id), C(finished), C(suites)), C(allsum_runs), C(allsum_settings), C(generate_runs), C(generate_settings),
+        C(hpl_run), C(hpl_skipped), C(exo_run), C(exo_skipped) and C(exo_settings) (each suite's registered
+        command results and settings).
+      - The action judges them into the results document (docs/report.schema.json, C($defs/benchmark_results)) - every
+        measurement with its unit, each cable against its baseline less the margin, the probable cause of a slow
+        one. Its problems join the report's. Beside the report it writes C(benchmark.json), C(runs/<id>.json), one
+        more line of C(history.jsonl) and the plots (matplotlib - C(links.png), C(allsum.png), C(generate.png),
+        C(history.png)), and the report gets the benchmark's section (one table per suite, the plots). Empty, no
+        benchmark.
+    type: dict
+  write:
+    description:
+      - Whether to write the files. False builds the model all the same and returns the verdict, RV(stats) and
+        RV(section_lines), so a run with its report turned off still has its one verdict.
+    type: bool
+    default: true
   fail_on:
     description: Verdicts (C(degraded), C(failed)) that fail the task once the report is written.
     type: list
@@ -122,6 +159,21 @@ EXAMPLES = r"""
     topology: "{{ macops_topology }}"
     dest: artifacts/report
     fail_on: [failed]
+  run_once: true
+
+- name: Judge what the roles published on the macs, without writing a file
+  macops.cluster.cluster_report:
+    hosts: "{{ groups['macs'] }}"
+    dest: artifacts/report
+    write: false
+  register: judged
+  run_once: true
+
+- name: Hand the one verdict's counts to AWX
+  ansible.builtin.set_stats:
+    data:
+      cluster: "{{ judged['stats'] }}"
+    per_host: false
   run_once: true
 """
 
@@ -145,6 +197,31 @@ problem_codes:
   elements: str
 report:
   description: The whole report model, the content of C(report.json).
+  returned: always
+  type: dict
+stats:
+  description:
+    - What a run hands AWX and CI with C(set_stats), from the one verdict - C(verdict), C(healthy) (no error and no
+      warning), C(errors), C(warnings) and C(info) (counts), C(codes) (sorted), C(unreachable) (hosts), C(started)
+      (the run's start, O(run)'s C(started)) and C(hosts) (per host C(reachable), C(errors), C(warnings), C(codes)).
+  returned: always
+  type: dict
+  sample: {"verdict": "failed", "healthy": false, "errors": 1, "warnings": 0, "info": 0, "codes": ["rdma_disabled"],
+           "unreachable": [], "started": "2026-12-03T10:00:00Z",
+           "hosts": {"mac1": {"reachable": true, "errors": 1, "warnings": 0, "codes": ["rdma_disabled"]}}}
+section_lines:
+  description: Each operation's section's summary lines (one per node), by operation, for the run's output.
+  returned: always
+  type: dict
+  sample: {"reboot": ["mac1: OK, back after 41 s", "mac2: OK, back after 43 s"]}
+benchmark:
+  description: With O(benchmark), the results document (C(document)), its C(problems), C(history_runs) and C(files).
+  returned: when O(benchmark) is given
+  type: dict
+section_data:
+  description:
+    - Each operation's section's C(data) by operation (docs/report.md), for the playbook's own use - reboot-cluster.yml
+      hands C(reboot)'s C(nodes) to AWX with C(set_stats).
   returned: always
   type: dict
 lines:

@@ -21,7 +21,8 @@ description:
     sooner than a test takes (the server is not listening yet, or the client died early) is tried again, for up
     to O(connect_wait) seconds. A server whose test did not complete starts again for that retry.
   - Both ends return their figures. A client that measured but printed nothing (iperf3 has been seen to die
-    after a test) loses nothing, since P(macops.cluster.benchmark_report#module) then takes the server's figures.
+    after a test) loses nothing, since M(macops.cluster.cluster_report) (its
+    O(macops.cluster.cluster_report#module:benchmark) option) then takes the server's figures.
   - The servers run in the foreground of the module and end with it, after their one test or when no client
     came within O(connect_wait) plus the test's duration (C(--idle-timeout)). O(state=absent) stops any server
     left by an interrupted run, by the pid files the servers write.

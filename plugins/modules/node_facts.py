@@ -396,6 +396,7 @@ from ansible_collections.macops.cluster.plugins.module_utils import _module_comm
 from ansible_collections.macops.cluster.plugins.module_utils._exo_health import node_verdict
 from ansible_collections.macops.cluster.plugins.module_utils._model_deploy import deployed_models
 from ansible_collections.macops.cluster.plugins.module_utils._node_reads import (
+    FileReads,
     add_network_reads,
     exo_settings,
     plan_links,
@@ -440,9 +441,11 @@ def collect(module):
         except ValueError as exc:
             module.fail_json(msg="min_macos: %s" % exc)
     reads = plan_reads(module, groups)
+    # One read of each file per run: the applied plan serves files, links, network and ssh.
+    files = FileReads()
     jobs = {}
     if "links" in groups:
-        link_plan, wanted_links = plan_links(module)
+        link_plan, wanted_links = plan_links(module, files)
         link_options = module.params["links"]
         jobs["links"] = lambda: probe_links(module, wanted_links, link_options["count"], link_options["timeout"],
                                             link_options.get("interval"))
@@ -453,13 +456,13 @@ def collect(module):
             jobs["exo"] = lambda: read_exo(module, launchctl, exo_found,
                                            wanted_links if "links" in groups else None)
     if "ssh" in groups:
-        ssh_targets = plan_ssh(module)
+        ssh_targets = plan_ssh(module, files)
         ssh_options = module.params["ssh"]
         jobs["ssh"] = lambda: check_all(ssh_targets, ssh_options["ssh"], ssh_options["connect_timeout"],
                                         ssh_options["parallel"])
     network_wanted = None
     if "network" in groups:
-        network_wanted = plan_network(module)
+        network_wanted = plan_network(module, files)
         if network_wanted is not None:
             add_network_reads(module, reads, network_wanted)
     answers = commands.run_beside(module, reads.run, jobs)
@@ -488,7 +491,7 @@ def collect(module):
     if "rdma" in groups:
         node["rdma"] = read_rdma(module, reads, mac, macos)
     if "files" in groups:
-        node["files"] = read_files(module)
+        node["files"] = read_files(module, files)
     if "models" in groups:
         node["models"] = deployed_models(module.params["models_dirs"])
     if "links" in groups:

@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-# PRIVATE to the collection: the allsum suite's results, behind the benchmark_report action.
+# PRIVATE to the collection: the allsum suite's results, behind the cluster_report action's benchmark section.
 # Names and behaviour may change without notice. Stdlib only and Python 3.9 compatible.
 """From the all_sum sweep's output (roles/benchmark/files/allsum_bench.py, one JSON line per rank
 and size, under mlx.launch) to latency and bus bandwidth per backend and size, each sum checked.

@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-# PRIVATE to the collection: the exo suite, behind the benchmark_report action.
+# PRIVATE to the collection: the exo suite, behind the cluster_report action's benchmark section.
 # Names and behaviour may change without notice. Stdlib only and Python 3.9 compatible.
 """exo's own benchmark (`bench/exo_bench.py` of an exo source checkout) and its JSON output.
 

@@ -1,6 +1,6 @@
 # -*- coding: utf-8 -*-
 # PRIVATE to the collection: the generate suite, behind the benchmark_plan filter and the
-# benchmark_report action. Names and behaviour may change without notice. Stdlib only, Python 3.9.
+# cluster_report action (its benchmark section). Names and behaviour may change without notice. Stdlib only, Python 3.9.
 """mlx-lm's own generation benchmark (`mlx_lm.benchmark`), on one node and pipelined across the
 cluster: which runs to make for the models asked for, and what their text output says.
 

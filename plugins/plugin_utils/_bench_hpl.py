@@ -1,11 +1,12 @@
 # -*- coding: utf-8 -*-
 # PRIVATE to the collection: the hpl suite, behind the benchmark_plan filter and the
-# benchmark_report action. Names and behaviour may change without notice. Stdlib only, Python 3.9.
+# cluster_report action (its benchmark section). Names and behaviour may change without notice. Stdlib only, Python 3.9.
 """HPL (High-Performance Linpack) across the nodes: the problem sized from each node's memory, its
 input file, and what `xhpl` prints.
 
-Sizing as the TOP500 runs size it (geerlingguy/top500-benchmark, shards-bench.md section 7): the
-matrix of N x N doubles fills a share of the cluster's memory. HPL spreads it evenly over the ranks,
+Sizing as the TOP500 runs size it (geerlingguy/top500-benchmark's ``HPL.dat`` template:
+N = sqrt(75 % of memory x nodes / 8) x 0.9, NB 256, Q >= P): the matrix of N x N doubles fills a
+share of the cluster's memory. HPL spreads it evenly over the ranks,
 so the smallest node bounds it: N = sqrt(fraction x smallest memory x nodes / 8), rounded down to a
 multiple of NB. The process grid P x Q covers every rank, as square as it goes with P <= Q (HPL runs
 best a little wider than tall).

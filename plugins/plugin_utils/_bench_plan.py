@@ -17,6 +17,7 @@ __metaclass__ = type
 import re
 
 from ansible_collections.macops.cluster.plugins.module_utils._plan_error import PlanError
+from ansible_collections.macops.cluster.plugins.module_utils._tb_link_plan import plan_ends
 
 # The cabling is small (8 Macs with 6 ports each have at most 24 cables), so an exact search for
 # the fewest rounds is cheap; this bounds it all the same.
@@ -31,14 +32,18 @@ def cables_from_plan(plan, hosts=None):
     """The cables of an applied Thunderbolt plan (`thunderbolt-plan.json`'s `hosts`), once each.
 
     Returns [{link_id, a, b, a_port, b_port, a_ip, b_ip}], a the end whose host sorts first; with
-    `hosts`, only cables whose two ends are both in it."""
+    `hosts`, only cables whose two ends are both in it. The plan's ends are read by the one reader of the
+    applied plan (_tb_link_plan.plan_ends, as node_facts and the doctor read it); a cable also needs
+    each end's link_id, ip and peer_host."""
     ends = {}
-    for host, ports in sorted((plan or {}).items()):
-        for port, entry in sorted((ports or {}).items()):
-            try:
-                link_id, ip, peer_host, peer_ip = (entry["link_id"], entry["ip"], entry["peer_host"],
-                                                   entry["peer_ip"])
-            except (KeyError, TypeError):
+    try:
+        hosts_ends = plan_ends({"hosts": plan or {}})
+    except PlanError as exc:
+        raise PlanError("the applied plan: %s; a plan entry needs link_id, ip, peer_host and peer_ip" % exc)
+    for host, ports in sorted(hosts_ends.items()):
+        for port, entry in sorted(ports.items()):
+            link_id, ip, peer_host, peer_ip = (entry.get(key) for key in ("link_id", "ip", "peer_host", "peer_ip"))
+            if not (link_id and ip and peer_host):
                 raise PlanError("%s %s: a plan entry needs link_id, ip, peer_host and peer_ip, got %r"
                                 % (host, port, entry))
             ends.setdefault(link_id, []).append({"host": host, "port": port, "ip": ip,

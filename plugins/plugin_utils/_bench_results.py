@@ -1,8 +1,8 @@
 # -*- coding: utf-8 -*-
-# PRIVATE to the collection: the benchmark's results document, behind the benchmark_report action.
+# PRIVATE to the collection: the benchmark's results document, behind the cluster_report action's benchmark section.
 # Names and behaviour may change without notice. Stdlib only and Python 3.9 compatible.
 """From the links suite's raw iperf3 tests, the plan and the node facts to the results document
-(`docs/benchmark.schema.json`, version SCHEMA_VERSION): every measurement with its unit and
+(`docs/report.schema.json`, `$defs/benchmark_results`, version SCHEMA_VERSION): every measurement with its unit and
 repeats, each cable and direction judged against its baseline, and a problem in the catalogue's
 shape for each one below it, naming the probable cause the facts show."""
 
@@ -140,8 +140,8 @@ def link_results(plan, tests, macs, baselines, margin_percent, expected_kind="tb
                                             sender, receiver, cable["link_id"], gbps, expected_kind, baseline["gbps"],
                                             margin_percent, words),
                                         host=sender, port=port, peer=receiver,
-                                        details={"link_id": cable["link_id"], "gbps": gbps, "floor_gbps": floor,
-                                                 "cause": cause}))
+                                        details={"link_id": cable["link_id"], "direction": "%s->%s" % (sender, receiver),
+                                                 "gbps": gbps, "floor_gbps": floor, "cause": cause}))
     return results, problems
 
 

@@ -18,9 +18,9 @@ __metaclass__ = type
 import json
 
 from ansible_collections.macops.cluster.plugins.module_utils._problems import ERROR, INFO, SEVERITIES, WARNING, problem
-from ansible_collections.macops.cluster.plugins.plugin_utils._doctor_cabling import cabling_problems, lit_cables, planned_peers
+from ansible_collections.macops.cluster.plugins.plugin_utils._doctor_cabling import (cabling_problems, doctor_topology,
+                                                                                     lit_cables, planned_peers)
 from ansible_collections.macops.cluster.plugins.plugin_utils._preflight_checks import node_checks
-from ansible_collections.macops.cluster.plugins.plugin_utils._report_model import software_problems
 
 # The hostfiles the rdma role writes when it chose an RDMA backend: RDMA is then promised, also when
 # macops_rdma_required is off.
@@ -296,7 +296,9 @@ def _pin_problem(host, key, installed, spec):
         details={"package": key, "installed": installed, "pinned": spec})
 
 
-def _software(host, sweep, sweeps, settings):
+def _software(host, sweep, settings):
+    """The cluster environment there and at its pins. Versions that differ between nodes are the
+    report's finding (software_version_mismatch, one computation over every node's software)."""
     mine = software(sweep)
     packages = sweep.get("packages")
     if mine is None or not isinstance(packages, dict):
@@ -308,9 +310,6 @@ def _software(host, sweep, sweeps, settings):
         return [_verdict("software", False, "no environment at %s" % packages.get("python_path"), found)]
     problems = [found for found in (_pin_problem(host, key, mine.get(key), spec)
                                     for key, spec in sorted((settings.get("pins") or {}).items())) if found]
-    nodes = [{"name": name, "software": software(other)} for name, other in sorted(sweeps.items())
-             if isinstance(other, dict) and isinstance(other.get("mac"), dict) and software(other)]
-    problems += [found for found in software_problems(nodes) if found["host"] == host]
     detail = ", ".join("%s %s" % (key, mine[key]) for key in ("python", "mlx", "mlx_lm", "exo") if mine.get(key))
     return _judged("software", detail, problems)
 
@@ -425,7 +424,7 @@ def node_findings(host, mac, node, macs, settings, cabling=None, sweeps=None):
     results += _updates(host, node)
     results += _auto_updates(host, node)
     results += _power(host, node)
-    results += _software(host, node, sweeps or {host: node}, settings)
+    results += _software(host, node, settings)
     results += _sudo(host, node)
     results += _ssh(host, node)
     results += _firewall(host, node, settings)
@@ -506,19 +505,27 @@ def _not_swept(host, python_check, sweep, timeout, lit=()):
     return True, "swept"
 
 
-def node_result(host, sweep, python_check, sweeps, settings):
-    """macops_doctor for one node: {host, reachable, swept_at, checks, problems, summary} from its
-    registered node_python and node_facts results; ``sweeps`` maps every swept node to its node_facts
-    result (the macOS build is judged against the cluster's)."""
+def cluster_context(sweeps, settings):
+    """What every node's judgement shares, computed once per run: the swept nodes' hardware (the macOS
+    build is judged against the cluster's), the applied plan's peers as the nodes read it, and the
+    cabling check's findings (None: no check)."""
     macs = dict((name, result["mac"]) for name, result in sweeps.items()
                 if isinstance(result, dict) and isinstance(result.get("mac"), dict))
     planned = planned_peers(sweeps, settings.get("plan_file"))
+    return {"macs": macs, "planned": planned, "cabling": cabling_problems(macs, settings, planned)}
+
+
+def node_result(host, sweep, python_check, sweeps, settings, context=None):
+    """macops_doctor for one node: {host, reachable, swept_at, checks, problems, summary} from its
+    registered node_python and node_facts results; ``sweeps`` maps every swept node to its node_facts
+    result, ``context`` is cluster_context() of them (computed here when not given)."""
+    context = context if context is not None else cluster_context(sweeps, settings)
+    macs, planned = context["macs"], context["planned"]
     lit = lit_cables(host, settings.get("topology_problems"), macs, planned) if host not in macs else []
     reachable, outcome = _not_swept(host, python_check or {}, sweep or {}, settings.get("timeout"), lit)
     found = {"checks": [], "problems": []}
     if outcome == "swept":
-        found = node_findings(host, sweep["mac"], sweep, macs, settings, cabling_problems(macs, settings, planned),
-                              sweeps)
+        found = node_findings(host, sweep["mac"], sweep, macs, settings, context["cabling"], sweeps)
     elif outcome is not None:
         found["problems"] = [outcome]
     result = {"host": host, "reachable": reachable, "swept": outcome == "swept", "swept_at": settings.get("swept_at"),
@@ -527,6 +534,19 @@ def node_result(host, sweep, python_check, sweeps, settings):
     if outcome == "swept":
         result.update(_shown(sweep, bool(settings.get("rdma_required"))))
     return result
+
+
+def cluster_findings(sweeps, python_checks, topology, settings):
+    """doctor.yml's judgement of every node at once: {"nodes": {host: macops_doctor}, "topology": the
+    topology role's plan with only its findings about the cables as they are (the report's cables)}.
+    ``python_checks`` maps every node of the play to its node_python result, ``sweeps`` to its node_facts
+    result; what the nodes share (cluster_context) is computed once."""
+    settings = dict(settings, topology_problems=(topology or {}).get("problems"))
+    context = cluster_context(sweeps, settings)
+    hosts = list(python_checks) + [host for host in sweeps if host not in python_checks]
+    nodes = dict((host, node_result(host, sweeps.get(host) or {}, python_checks.get(host) or {}, sweeps, settings,
+                                    context)) for host in hosts)
+    return {"nodes": nodes, "topology": doctor_topology(topology or {}, list(context["macs"]), context["planned"])}
 
 
 def _shown(sweep, rdma_required):
@@ -546,23 +566,3 @@ def _shown(sweep, rdma_required):
         shown["exo"] = {"running": exo.get("running"), "version": exo.get("version"),
                         "detail": exo.get("message") or ""}
     return shown
-
-
-def cluster_stats(results):
-    """What set_stats hands to AWX: counts per severity, per node, the codes found and whether the
-    cluster is healthy (no error and no warning), from every node's macops_doctor."""
-    problems = [found for result in results for found in result["problems"]]
-    unreachable = sorted(result["host"] for result in results if not result["reachable"])
-    counts = dict((severity + "s" if severity != INFO else severity,
-                   len([p for p in problems if p["severity"] == severity])) for severity in SEVERITIES)
-    # An unreachable node is an error the report derives (node_unreachable): counted here the same way.
-    counts["errors"] += len(unreachable)
-    codes = sorted(set([p["code"] for p in problems] + (["node_unreachable"] if unreachable else [])))
-    return dict(counts, healthy=counts["errors"] + counts["warnings"] == 0, codes=codes, unreachable=unreachable,
-                swept_at=next((r["swept_at"] for r in results if r.get("swept_at")), None),
-                hosts=dict((r["host"], {"reachable": r["reachable"],
-                                        "errors": len([p for p in r["problems"] if p["severity"] == ERROR])
-                                        + (0 if r["reachable"] else 1),
-                                        "warnings": len([p for p in r["problems"] if p["severity"] == WARNING]),
-                                        "codes": sorted(set(p["code"] for p in r["problems"]))})
-                           for r in results))

@@ -21,7 +21,7 @@ GRAPHVIZ_FILE = "cabling-graphviz.svg"
 
 def write_file(path, text):
     """Write text through a temporary file in the same directory (made if missing), so a reader
-    never sees half a file; the reports of cluster_report and benchmark_report both write this way."""
+    never sees half a file; the report and the benchmark's files beside it are written this way."""
     directory = os.path.dirname(path)
     if not os.path.isdir(directory):
         os.makedirs(directory, 0o755)

@@ -11,9 +11,14 @@ __metaclass__ = type
 
 from collections.abc import Mapping
 
+from ._report_sections import doctor_section, reboot_section
+
 SMOKE_CHECK_NAME = "MLX all_sum over Thunderbolt"
 # The roles whose published result carries a `problems` list for the report, in report order.
-PROBLEM_FACTS = ("macops_preflight", "macops_tb_network", "macops_sudoers", "macops_mlx", "macops_doctor")
+PROBLEM_FACTS = ("macops_preflight", "macops_tb_network", "macops_sudoers", "macops_mlx", "macops_doctor",
+                 "macops_reboot")
+# The operations whose per-node result is a section of the report (_report_sections), by published fact.
+SECTION_FACTS = (("doctor", "macops_doctor"), ("reboot", "macops_reboot"))
 
 
 def plain(value):
@@ -23,6 +28,11 @@ def plain(value):
     if isinstance(value, (list, tuple)):
         return [plain(item) for item in value]
     return value
+
+
+def _host_vars(hostvars, host):
+    """A host's variables, None for a host the inventory does not have (hostvars would raise)."""
+    return hostvars.get(host) if host in hostvars else None
 
 
 def _fact(host_vars, name):
@@ -45,29 +55,52 @@ def _models(host_vars):
     return plain(models) if isinstance(models, (list, tuple)) else None
 
 
+def _number(value):
+    """An int from a published number (templated values may arrive as text), None when there is none."""
+    if isinstance(value, bool) or value in (None, ""):
+        return None
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _reboot_gpu(reboot):
+    """The wired limit reboot-cluster.yml read, None where the node has no target to compare with."""
+    gpu = reboot.get("gpu") if isinstance(reboot.get("gpu"), Mapping) else {}
+    target = _number(gpu.get("target_mb"))
+    return None if target is None else {"wired_limit_mb": _number(gpu.get("wired_limit_mb")), "target_mb": target}
+
+
 def node_entry(host, host_vars, play_hosts):
     """One host's report entry ({reachable, mac, rdma, software, gpu, services, checks, models})."""
     mac = _mac(host_vars)
     rdma, gpu = (plain(host_vars.get(name)) if host_vars is not None else None
                  for name in ("macops_rdma", "macops_gpu"))
-    python_env, mlx, exo, preflight, doctor = (_fact(host_vars, name) for name in (
-        "macops_python_env", "macops_mlx", "macops_exo", "macops_preflight", "macops_doctor"))
-    checks = list(preflight.get("checks") or []) + list(doctor.get("checks") or [])
-    # doctor.yml's sweep read RDMA, the wired limit and exo itself: shown where the roles' results are.
-    rdma = rdma if rdma is not None else doctor.get("rdma")
-    gpu = gpu if gpu is not None else doctor.get("gpu")
+    python_env, mlx, exo, preflight, doctor, reboot = (_fact(host_vars, name) for name in (
+        "macops_python_env", "macops_mlx", "macops_exo", "macops_preflight", "macops_doctor", "macops_reboot"))
+    checks = list(preflight.get("checks") or []) + list(doctor.get("checks") or []) + list(reboot.get("checks") or [])
+    # doctor.yml's sweep and reboot-cluster.yml's reads saw RDMA and the wired limit (and the sweep exo)
+    # themselves: shown where the roles' results are.
+    rdma = next((found for found in (rdma, doctor.get("rdma"), reboot.get("rdma")) if found is not None), None)
+    gpu = next((found for found in (gpu, doctor.get("gpu"), _reboot_gpu(reboot)) if found is not None), None)
     exo = exo or doctor.get("exo") or {}
+    software = {"python": python_env.get("version"), "mlx": mlx.get("mlx"), "mlx_lm": mlx.get("mlx_lm"),
+                "exo": exo.get("version")}
+    if not any(software.values()) and isinstance(doctor.get("software"), Mapping):
+        software = dict(doctor["software"])  # the versions the sweep read (the report judges them across nodes)
     smoke = mlx.get("smoke")
     if "smoke" in mlx:
         checks.append({"name": SMOKE_CHECK_NAME, "ok": (smoke or {}).get("ok"),
                        "detail": (smoke or {}).get("detail", "")})
     return {
-        # A node that failed a step after its facts were gathered was reached all the same.
-        "reachable": doctor.get("reachable", True) is not False and (host in play_hosts or mac is not None),
+        # A node that failed a step after its facts were gathered was reached all the same; one that did not
+        # come back from its reboot was not.
+        "reachable": doctor.get("reachable", True) is not False and reboot.get("back", True) is not False
+        and (host in play_hosts or mac is not None),
         "mac": mac,
         "rdma": rdma,
-        "software": {"python": python_env.get("version"), "mlx": mlx.get("mlx"), "mlx_lm": mlx.get("mlx_lm"),
-                     "exo": exo.get("version")},
+        "software": software,
         "gpu": gpu,
         "services": {"exo": {"running": exo.get("running"), "detail": exo.get("detail", "")}},
         "checks": checks,
@@ -77,7 +110,7 @@ def node_entry(host, host_vars, play_hosts):
 
 def nodes_from_hostvars(hosts, hostvars, play_hosts):
     """{host: entry} for every host, in the order given (the inventory's group)."""
-    return dict((host, node_entry(host, hostvars.get(host), play_hosts)) for host in hosts)
+    return dict((host, node_entry(host, _host_vars(hostvars, host), play_hosts)) for host in hosts)
 
 
 def problems_from_hostvars(hosts, hostvars):
@@ -85,10 +118,22 @@ def problems_from_hostvars(hosts, hostvars):
     one keeps it)."""
     found = []
     for host in hosts:
-        host_vars = hostvars.get(host)
+        host_vars = _host_vars(hostvars, host)
         for name in PROBLEM_FACTS:
             for finding in _fact(host_vars, name).get("problems") or []:
                 entry = {"host": host}
                 entry.update(finding)
                 found.append(entry)
     return found
+
+
+def sections_from_hostvars(hosts, hostvars, run=None):
+    """The operations' sections (doctor, reboot) from what their roles published on these hosts; an
+    operation none of them ran has none."""
+    built = []
+    for operation, name in SECTION_FACTS:
+        results = dict((host, _fact(_host_vars(hostvars, host), name)) for host in hosts)
+        results = dict((host, result) for host, result in results.items() if result)
+        if results:
+            built.append(doctor_section(results) if operation == "doctor" else reboot_section(results, run))
+    return built

@@ -28,12 +28,15 @@ from ansible_collections.macops.cluster.plugins.module_utils._problems import (
 )
 from ansible_collections.macops.cluster.plugins.module_utils._thunderbolt_items import describe_device
 
-from ._report_models import deployed_models
+from ._deployed_models import group_deployed_models
+from ._report_sections import ordered
 from ._topology_common import ERROR, INFO, WARNING, TopologyError, describe_port, link_id_of, natural_key
 
 # 2: problems are the one shape of plugins/module_utils/_problems.py (peer, not peer_host; the
 # cable's id and who found it under details), and anything else arrives as problem_unregistered.
-SCHEMA_VERSION = 2
+# 3: a section per operation of the run (sections: doctor, reboot, deploy, benchmark), one schema for
+# every playbook's report.json (docs/report.schema.json).
+SCHEMA_VERSION = 3
 DEFAULT_TITLE = "Mac cluster health"
 SEVERITIES = (ERROR, WARNING, INFO)
 SEVERITY_RANK = dict((severity, rank) for rank, severity in enumerate(SEVERITIES))
@@ -44,7 +47,7 @@ GIB = 1024 ** 3
 
 # Versions that must match on every node: MLX's distributed backends and exo talk to each other
 # with their own wire formats, so mixed versions fail in ways that look like network trouble
-# (user-needs.md item 15).
+# (JACCL needs MLX 0.30.1 or later, exo PR #997; a GID-selection regression gives RTR errno 22, mlx #3467).
 PINNED_SOFTWARE = ("python", "mlx", "mlx_lm", "exo")
 HOSTFILE_BACKENDS = ("ring", "jaccl", "jaccl-ring")
 
@@ -85,11 +88,6 @@ def _text(value):
 def _derived_problem(code, severity, message, fix, host=None, source="report"):
     """A problem the report finds itself in the nodes' data."""
     return problem(code, message, fix, host=host, severity=severity, details={"source": source})
-
-
-def source_of(found):
-    """Who found a problem: topology, rdma, node, check or report (``details["source"]``)."""
-    return found["details"].get("source")
 
 
 def _jsonable(value):
@@ -259,22 +257,27 @@ def _addresses(topology, host):
             for interface, entry in sorted(ports.items(), key=lambda item: natural_key(item[0]))]
 
 
-def _node_problems(name, data, node):
-    """Problems the node's own data shows: unreachable, missing facts, services, checks, GPU."""
+def _node_problems(name, data, node, explained):
+    """Problems the node's own data shows: unreachable, missing facts, services, checks, GPU. One that a
+    role reported itself (``explained``: its (code, host)) is that role's, with its message and fix, and
+    is not derived here; a failed check is a problem only when its role published none for it."""
+    def unexplained(code):
+        return (code, name) not in explained
+
     problems = []
-    if data.get("reachable") is False:
+    if data.get("reachable") is False and unexplained(NODE_UNREACHABLE):
         problems.append(_derived_problem(
             NODE_UNREACHABLE, ERROR, "%s could not be reached, so nothing on it was checked." % name,
             "Check that %s is powered on and answers `ssh %s` from the controller, then run the playbook "
             "again." % (name, name), host=name, source="node"))
-    elif node["hardware"] is None:
+    elif data.get("reachable") is not False and node["hardware"] is None and unexplained(NODE_FACTS_MISSING):
         problems.append(_derived_problem(
             NODE_FACTS_MISSING, WARNING, "No facts were collected from %s: its hardware, cabling and "
             "versions are not checked." % name,
             "Run the playbook again without --limit or tags that skip fact gathering on %s." % name,
             host=name, source="node"))
     for service in node["services"] or []:
-        if service["running"] is False:
+        if service["running"] is False and unexplained(SERVICE_NOT_RUNNING):
             problems.append(_derived_problem(
                 SERVICE_NOT_RUNNING, WARNING, "Service %s is not running on %s%s." % (
                     service["name"], name, (": " + service["detail"]) if service["detail"] else ""),
@@ -282,11 +285,11 @@ def _node_problems(name, data, node):
                 % (name, service["name"]), host=name, source="node"))
     for check in _dict(data).get("checks") or []:
         check = _dict(check)
-        if check.get("ok") is False:
+        if check.get("ok") is False and unexplained(check.get("code") or CHECK_FAILED):
             problems.append(_check_problem(name, check))
     gpu = node["gpu"]
     if gpu and gpu["target_mb"] is not None and gpu["wired_limit_mb"] is not None \
-            and gpu["wired_limit_mb"] != gpu["target_mb"]:
+            and gpu["wired_limit_mb"] != gpu["target_mb"] and unexplained(GPU_WIRED_LIMIT_DIFFERS):
         problems.append(_derived_problem(
             GPU_WIRED_LIMIT_DIFFERS, WARNING, "GPU wired memory limit on %s is %s MB, the plan says %s MB "
             "(iogpu.wired_limit_mb does not survive a reboot)." % (name, gpu["wired_limit_mb"], gpu["target_mb"]),
@@ -352,7 +355,8 @@ def _rdma_problems(name, rdma, topology):
 def _dedupe(problems):
     """Drop repeats: a slow cable is seen by the planner and by rdma_status on both of its Macs, and
     a node's finding the report tied to its cable (a link id, the peer) may also arrive untied (the
-    doctor's copy of the same rdma_status problem): the tied one stays."""
+    doctor's copy of the same rdma_status problem): the tied one stays. A finding that names its direction
+    (details.direction: a benchmark's slow cable, each way) is one per direction."""
     tied = set((p["code"], p["host"], p["port"], p["message"]) for p in problems if link_id_of(p))
     seen = set()
     kept = []
@@ -360,7 +364,8 @@ def _dedupe(problems):
         if not link_id_of(found) and (found["code"], found["host"], found["port"], found["message"]) in tied:
             continue
         if link_id_of(found):
-            key = (found["code"], "link", link_id_of(found))
+            # One finding per cable, or per cable and direction where it names one (a benchmark's).
+            key = (found["code"], "link", link_id_of(found), found["details"].get("direction"))
         else:
             key = (found["code"], found["host"], found["port"], found["message"])
         if key not in seen:
@@ -456,20 +461,21 @@ def fingerprint_of(model):
     return hashlib.sha256(json.dumps(stable, sort_keys=True, default=str).encode("utf-8")).hexdigest()
 
 
-def build_report_model(report_nodes=None, topology=None, problems=None, title=None, run=None):
-    """The report model; see roles/report/README.md and docs/report.md for the schema."""
+def build_report_model(report_nodes=None, topology=None, problems=None, title=None, run=None, sections=None):
+    """The report model; see docs/report.md and docs/report.schema.json for the schema. ``sections``:
+    the operations' sections of the run (_report_sections), shown after the cluster's state."""
     report_nodes = _dict(report_nodes)
     topology = _dict(topology)
     names = _host_names(report_nodes, topology)
     summaries = dict((h.get("name"), h) for h in topology.get("hosts") or [] if isinstance(h, dict))
 
     nodes = []
-    collected = []
+    found = [accept_problem(p, "topology") for p in topology.get("problems") or []]
     for name in names:
         data = _dict(report_nodes.get(name))
         mac = _optional_dict(data.get("mac"))
         rdma = _optional_dict(data.get("rdma"))
-        node = {
+        nodes.append({
             "name": name,
             "reachable": data.get("reachable") if isinstance(data.get("reachable"), bool) else None,
             "hardware": _hardware(mac, _optional_dict(summaries.get(name))),
@@ -480,26 +486,22 @@ def build_report_model(report_nodes=None, topology=None, problems=None, title=No
             "services": _services(_optional_dict(data.get("services"))),
             "checks": _checks(data.get("checks")),
             "addresses": _addresses(topology, name),
-        }
-        nodes.append(node)
-        collected.extend(_node_problems(name, data, node))
-        collected.extend(_rdma_problems(name, rdma, topology))
+        })
+        found.extend(_rdma_problems(name, rdma, topology))
 
-    models, model_problems = deployed_models(report_nodes, names)
-    all_problems = [accept_problem(p, "topology") for p in topology.get("problems") or []]
-    all_problems += collected + model_problems + software_problems(nodes)
-    all_problems += [accept_problem(p, "report") for p in (problems or []) if p]
+    models, model_problems = group_deployed_models(report_nodes, names)
+    found += model_problems + [accept_problem(p, "report") for p in (problems or []) if p]
+    # What the roles and the planner reported explains a problem the report would derive from a node's
+    # data (a service down, a wired limit off, a failed check): that one is not derived at all.
+    explained = set((p["code"], p["host"]) for p in found)
+    for node in nodes:
+        found.extend(_node_problems(node["name"], _dict(report_nodes.get(node["name"])), node, explained))
+    found += [p for p in software_problems(nodes) if (p["code"], p["host"]) not in explained]
     if not names:
-        all_problems.append(_derived_problem(
+        found.append(_derived_problem(
             NO_NODES, ERROR, "The report has no nodes: no facts reached it.",
             "Check that the inventory group `macs` lists the Macs and that the play ran on them."))
-    # A failed check, or a problem the report derives from a node's data (a service down, a wired limit
-    # off), that a role also reported itself (same code, same host) is that problem: keep the role's
-    # message and fix, not the generic one.
-    derived = ("check", "node")
-    explained = set((p["code"], p["host"]) for p in all_problems if source_of(p) not in derived)
-    all_problems = [p for p in all_problems if source_of(p) not in derived or (p["code"], p["host"]) not in explained]
-    all_problems = sorted(_dedupe(all_problems), key=problem_sort_key)
+    all_problems = sorted(_dedupe(found), key=problem_sort_key)
 
     for node in nodes:
         node["status"] = _node_status(node["name"], node, all_problems)
@@ -536,7 +538,27 @@ def build_report_model(report_nodes=None, topology=None, problems=None, title=No
             "mlx_backend": _mlx_backend(topology),
             "planned": bool(topology),
         },
+        "sections": ordered(sections or []),
         "run": dict(sorted(_dict(run).items())),
     }
     model["fingerprint"] = fingerprint_of(model)
     return model
+
+
+def stats_of(model):
+    """What a run hands AWX and CI (set_stats), from the model's one verdict: counts per severity and
+    per node, the codes found, the nodes not reached, and when the run started."""
+    counts = model["summary"]["problems"]
+    problems = model["problems"]
+    return {
+        "verdict": model["verdict"], "healthy": model["verdict"] == HEALTHY,
+        "errors": counts[ERROR], "warnings": counts[WARNING], "info": counts[INFO],
+        "codes": list(model["problem_codes"]),
+        "unreachable": [node["name"] for node in model["nodes"] if node["reachable"] is False],
+        "started": model["run"].get("started"),
+        "hosts": dict((node["name"], {
+            "reachable": node["reachable"] is not False,
+            "errors": node["problem_counts"][ERROR], "warnings": node["problem_counts"][WARNING],
+            "codes": sorted(set(p["code"] for p in problems if p["host"] == node["name"]))})
+            for node in model["nodes"]),
+    }

@@ -81,6 +81,7 @@ tr.row-error td:first-child{box-shadow:inset 4px 0 var(--error)}
 tr.row-warning td:first-child{box-shadow:inset 4px 0 var(--warning)}
 .figure{background:var(--paper);border:1px solid var(--line);border-radius:8px;padding:12px;text-align:center}
 .figure svg{max-width:100%;height:auto}
+figure img{max-width:100%;height:auto}
 .figure p{margin:6px 0 0;font-size:12.5px}
 footer{margin-top:36px;font-size:12px;color:var(--muted)}
 @media print{body{background:#fff;font-size:11.5px}main{max-width:none;padding:0}
@@ -385,6 +386,31 @@ def _hostfiles(model):
         chosen, _table(["Backend", "State", "File", "Rank order"], rows))
 
 
+def _file_links(entry):
+    return " \u00b7 ".join('<a href="%s">%s</a>' % (_e(f["path"]), _e(f.get("label") or f["path"]))
+                           for f in entry["files"])
+
+
+def _operations(model):
+    """Each operation's section (docs/report.md): its notes, its tables, and links to its own files
+    (a plot is shown as its image)."""
+    parts = []
+    for entry in model.get("sections") or []:
+        body = "".join("<p>%s</p>" % _e(note) for note in entry["notes"])
+        for table in entry["tables"]:
+            caption = "<h3>%s</h3>" % _e(table["caption"]) if table["caption"] else ""
+            body += caption + (_table(table["columns"], [[_or_nc(cell) for cell in row] for row in table["rows"]])
+                               if table["rows"] else '<p class="muted">none</p>')
+        body += "".join('<figure><img src="%s" alt="%s"><figcaption>%s</figcaption></figure>' % (
+            _e(f["path"]), _e(f.get("label") or f["path"]), _e(f.get("label") or f["path"]))
+            for f in entry["files"] if f["path"].endswith(".png"))
+        others = [f for f in entry["files"] if not f["path"].endswith(".png")]
+        if others:
+            body += "<p>%s</p>" % _file_links(dict(entry, files=others))
+        parts.append('<h2 id="%s">%s</h2>%s' % (_e(entry["operation"]), _e(entry["title"]), body))
+    return "".join(parts)
+
+
 def render_html(model, graphviz_href=None, svg=None):
     """The whole page; `svg` defaults to draw_cabling(model), `graphviz_href` links a Graphviz drawing."""
     model = checked_model(model)
@@ -401,7 +427,8 @@ def render_html(model, graphviz_href=None, svg=None):
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
         "<title>%s \u2013 %s</title>" % (_e(model["title"]), _e(model["verdict"])),
         "<style>%s</style></head>\n<body><main>" % CSS.strip(),
-        _header(model), _problems(model), _nodes(model), _models(model), _cabling(model, svg, graphviz_href),
+        _header(model), _problems(model), _operations(model), _nodes(model), _models(model),
+        _cabling(model, svg, graphviz_href),
         _devices(model),
         _hostfiles(model),
         "<footer>%s</footer></main></body></html>\n" % footer,
@@ -452,6 +479,18 @@ def render_markdown(model):
             lines.append("  Fix: %s" % _md_rich(problem["fix"]))
     else:
         lines.append("No problems found.")
+    for entry in model.get("sections") or []:
+        lines += ["", "## %s" % md(entry["title"])]
+        lines += sum([["", _md_rich(note)] for note in entry["notes"]], [])
+        for table in entry["tables"]:
+            lines += ["", "**%s**" % md(table["caption"]), ""] if table["caption"] else [""]
+            lines += md_table([md(column) for column in table["columns"]],
+                              [[_md_or_nc(cell) for cell in row] for row in table["rows"]]) \
+                if table["rows"] else ["none"]
+        if entry["files"]:
+            lines += ["", " \u00b7 ".join("%s[%s](%s)" % ("!" if f["path"].endswith(".png") else "",
+                                                          md(f.get("label") or f["path"]), f["path"])
+                                          for f in entry["files"])]
 
     lines += ["", "## Nodes", ""]
     rows = []

@@ -21,7 +21,8 @@ ERROR, WARNING, INFO = _problems.ERROR, _problems.WARNING, _problems.INFO
 STUDIO_PORT_NEXT_TO_ETHERNET_INTERFACE = "en2"
 STUDIO_PORT_NEXT_TO_ETHERNET_RECEPTACLE = 1
 
-# Thunderbolt 5 Mac-to-Mac links report "80 Gb/s"; TB4/TB3 report "40 Gb/s" (macos-commands.md).
+# Thunderbolt 5 Mac-to-Mac links report "80 Gb/s"; TB4/TB3 report "40 Gb/s" (`current_speed_key` in
+# SPThunderboltDataType, as exo's src/exo/shared/types/thunderbolt.py records it).
 TB5_LINK_GBPS = 80
 
 

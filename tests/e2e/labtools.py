@@ -13,6 +13,9 @@ import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MACLAB = os.path.join(REPO, "lab", "maclab")
+# tests/report_schema.py: the one schema of report.json, shared with the unit tests.
+if os.path.join(REPO, "tests") not in sys.path:
+    sys.path.insert(0, os.path.join(REPO, "tests"))
 sys.path.insert(0, os.path.join(REPO, "lab"))
 from macsim import layout  # noqa: E402  (the lab's names and addresses, for its number $MACLAB_ID)
 
@@ -107,9 +110,22 @@ def file_digests(directory):
     return found
 
 
+def valid_report(path):
+    """report.json (the file, or the report directory holding it) read back, after checking it against
+    docs/report.schema.json, the one schema every playbook's report follows (issue 31, acceptance 1)."""
+    from report_schema import assert_valid_report
+
+    if os.path.isdir(path):
+        path = os.path.join(path, "report.json")
+    with open(path) as handle:
+        report = json.load(handle)
+    assert_valid_report(report)
+    return report
+
+
 def log_lines(host, name):
     with open(os.path.join(ROOT, "hosts", host, "log", name)) as handle:
-        return [json.loads(line) if name.endswith(("shim.log", "exec.log")) else line for line in handle]
+        return [json.loads(line) if name.endswith(("shim.log", "exec.log", "read.log")) else line for line in handle]
 
 
 def ansible_env(tmp_dir):

@@ -146,7 +146,7 @@ def test_the_surface_is_found():
     """The lists the check runs over are the collection's: a broken glob would pass everything."""
     modules, filters = module_names(), filter_names()
     assert {"node_facts", "validate_inputs", "check_result"} <= set(modules)
-    assert {"problem", "thunderbolt_topology", "doctor_stats"} <= set(filters)
+    assert {"problem", "thunderbolt_topology", "doctor_findings"} <= set(filters)
     assert len(filters) == len(set(filters)), "a filter name offered twice"
 
 
@@ -172,7 +172,7 @@ def test_module_pattern(text, name, used):
 
 @pytest.mark.parametrize("text, name, used", [
     ("{{ plan | macops.cluster.mlx_backend(rdma) }}", "mlx_backend", True),
-    ("{{ x |\n   macops.cluster.doctor_stats }}", "doctor_stats", True),
+    ("{{ x |\n   macops.cluster.doctor_findings }}", "doctor_findings", True),
     ("{{ codes | map('macops.cluster.problem', host=h) }}", "problem", True),
     ("{{ plan | macops.cluster.mlx_hostfile_files(h) }}", "mlx_hostfile", False),
     ("the result of macops.cluster.thunderbolt_topology", "thunderbolt_topology", False),

@@ -3,17 +3,24 @@
 * os.uname() reports Darwin, so platform.system()/release()/machine() and Ansible's facts see a
   Mac; everything else stays the Linux interpreter.
 * Every subprocess a module starts is logged to /var/db/maclab/log/exec.log, for tests.
+* Every file a module opens for reading under the collection's state directory (the applied
+  Thunderbolt plan, the hostfiles) is logged to /var/db/maclab/log/read.log, for tests: a module's
+  own reads are no command, so exec.log and shim.log cannot count them.
 * PYTHONPATH is removed from os.environ: pythons this one starts (for example a venv the roles
   create for MLX) must run as plain Linux pythons.
 Python 3.9 compatible, stdlib only.
 """
 import json
 import os
+import sys
 import time
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _STATE = "/var/db/maclab/state.json"
 _EXEC_LOG = "/var/db/maclab/log/exec.log"
+_READ_LOG = "/var/db/maclab/log/read.log"
+# macops_state_dir's default (roles/macops/defaults/main.yml): the files read.log counts.
+_STATE_DIR = "/Library/Application Support/macops/"
 
 
 def _drop_from_pythonpath():
@@ -46,18 +53,43 @@ def _darwin_uname():
     return os.uname_result(("Darwin", real.nodename, release, version, "arm64"))
 
 
+def _append(log, entry):
+    line = json.dumps(dict(entry, t=round(time.time(), 3), uid=os.getuid(), pid=os.getpid()))
+    fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+    try:
+        os.write(fd, (line + "\n").encode())
+    finally:
+        os.close(fd)
+
+
 def _log_exec(args):
     try:
         if isinstance(args, (str, bytes, os.PathLike)):
             argv = [os.fsdecode(args)]
         else:
             argv = [os.fsdecode(a) for a in args]
-        line = json.dumps({"t": round(time.time(), 3), "argv": argv, "uid": os.getuid(), "pid": os.getpid()})
-        fd = os.open(_EXEC_LOG, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
-        try:
-            os.write(fd, (line + "\n").encode())
-        finally:
-            os.close(fd)
+        _append(_EXEC_LOG, {"argv": argv})
+    except Exception:  # noqa: BLE001 - logging must never change what the module does
+        pass
+
+
+def state_file_read(event, args):
+    """The path of a file opened for reading under the state directory, from an audit event
+    ("open": path, mode, flags), or None for any other event or file."""
+    if event != "open" or len(args) < 3 or not isinstance(args[0], (str, bytes)):
+        return None
+    path = os.fsdecode(args[0])
+    flags = args[2] if isinstance(args[2], int) else 0
+    if not path.startswith(_STATE_DIR) or flags & os.O_ACCMODE != os.O_RDONLY:
+        return None
+    return path
+
+
+def _log_read(event, args):
+    try:
+        path = state_file_read(event, args)
+        if path is not None:
+            _append(_READ_LOG, {"path": path})
     except Exception:  # noqa: BLE001 - logging must never change what the module does
         pass
 
@@ -77,3 +109,4 @@ def _install_exec_logger():
 _drop_from_pythonpath()
 os.uname = _darwin_uname
 _install_exec_logger()
+sys.addaudithook(_log_read)

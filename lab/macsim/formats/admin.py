@@ -1,6 +1,6 @@
 """pmset, softwareupdate, scutil, fdesetup, dscl, diskutil, df, nvram, shutdown, brew, launchctl.
 
-All formats here are unconfirmed by our research file (it does not cover these commands); they
+All formats here are unconfirmed by a published capture (none is on record for these commands); they
 follow the usual macOS output as remembered, and each function notes what consumers rely on.
 """
 import time

@@ -1,6 +1,7 @@
 """ifconfig, route and ipconfig.
 
-Confirmed (macos-commands.md section 4): interface header line with flags and mtu, tab-indented
+Confirmed (Apple TN3205's `ifconfig bridge0`, MLX's `--auto-setup` commands): interface header
+line with flags and mtu, tab-indented
 `ether`, `inet A netmask 0xHEX broadcast B`, `inet6 fe80::...%ifN prefixlen 64 secured scopeid
 0xN`, bridge `member:` lines and `status: active|inactive`. Unconfirmed: `options=` values of
 en0/bridge0/lo0, media strings other than the TB port's, route's output block and its

@@ -1,6 +1,8 @@
 """networksetup output and error texts.
 
-Confirmed (macos-commands.md sections 2-3): -listallhardwareports blocks and the VLAN trailer,
+Confirmed (MLX's `mlx.distributed_config` and exo's `info_gatherer` and
+`tmp/set_rdma_network_config.sh`, which parse them, and a real M3 Ultra listing):
+-listallhardwareports blocks and the VLAN trailer,
 the asterisk header of -listallnetworkservices / -listnetworkserviceorder, `(*)` for disabled
 services, Enabled/Disabled. The error wording "<name> is not a recognized network service."
 followed by "** Error: The parameters were not valid." with exit 4 is the task's reference.

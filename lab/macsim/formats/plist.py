@@ -1,6 +1,6 @@
 """Old-style (NeXTSTEP) plist text as `defaults read` prints it, and `plutil -p`'s layout.
 
-`defaults read` format from memory of macOS (unconfirmed in our research): dictionaries
+`defaults read` format from memory of macOS (no published capture on record): dictionaries
 `{ key = value; }` with 4-space indents, arrays `( a, b )`, strings quoted only when they hold
 characters other than letters, digits, `_`, `.`, `/`, `-`; booleans print as 1/0.
 """

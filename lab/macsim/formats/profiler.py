@@ -2,8 +2,9 @@
 SPNetworkDataType, SPMemoryDataType, as text and as `-json`.
 
 The JSON side is the reference: every text form here is rendered from the same dicts, so the
-two cannot disagree. Confirmed shapes (macos-commands.md sections 1 and 9, and its "Corrections
-from outputs captured on real Macs (2026-12)"): the Thunderbolt and Hardware JSON keys, and a
+two cannot disagree. Confirmed shapes (MLX's `mlx/_distributed_utils/config.py` and exo's
+`shared/types/thunderbolt.py` and `info_gatherer/system_info.py`, which read them, and published
+captures from real Macs such as oMLX's `tests/test_cluster_topology.py`): the Thunderbolt and Hardware JSON keys, and a
 non-Mac device (an external SSD) as a bus item without `domain_uuid_key`. Unconfirmed: the
 Software, Network and Memory JSON keys and every text form except the Hardware lines exo and
 ansible read (`Model Name:`, `Chip:`, ...).
@@ -187,7 +188,7 @@ def network_text(items):
 # --- Thunderbolt ----------------------------------------------------------------------------
 
 # What owners plug in besides Macs: a Thunderbolt 5 external SSD. Keys and values as the real
-# capture in macos-commands.md's corrections shows them (an OWC Envoy Ultra on a Mac Studio):
+# capture published in oMLX's tests/test_cluster_topology.py shows them (an OWC Envoy Ultra on a Mac Studio):
 # `mode_key`, `receptacle_upstream_ambiguous_tag`, no `domain_uuid_key`; the UID is the lab's.
 DEVICES = {
     "ssd": {"_name": "Envoy Ultra", "device_id_key": "0xDE7B", "device_name_key": "Envoy Ultra",
@@ -214,7 +215,7 @@ def thunderbolt_items(machine_name, buses):
     rdma_service_uuid (None unless this host has RDMA enabled)}, and `device` None or a
     DEVICES entry plus switch_uid (a drive on a port without a Mac).
 
-    Confirmed (macos-commands.md section 1 and corrections): keys, idle vs connected values, one
+    Confirmed (MLX's and exo's readers, published captures): keys, idle vs connected values, one
     bus per port, highest bus first, `_items[].domain_uuid_key` = the peer port's domain UUID; a
     drive is an item without one, its port connected at the drive's speed.
     """

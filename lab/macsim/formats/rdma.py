@@ -1,6 +1,6 @@
 """rdma_ctl, ibv_devices, ibv_devinfo.
 
-Confirmed (macos-commands.md sections 5-7): `rdma_ctl status` prints one word; ibv_devices
+Confirmed (Apple TN3205, MLX's `check_rdma`, exo's `RdmaCtlStatus`): `rdma_ctl status` prints one word; ibv_devices
 header and `rdma_enX` rows with the per-port GUID pattern; ibv_devinfo's tab layout, transport,
 PORT_ACTIVE (4) / PORT_DOWN (1), GID values. Unconfirmed: rdma_ctl's error outside Recovery,
 ibv_devinfo -v's limits block order and its "No IB devices found" exit code.

@@ -1,8 +1,9 @@
 """macops.cluster all_sum sweep: latency and bus bandwidth of MLX's all_sum per message size.
 
 Run under `mlx.launch --hostfile HOSTFILE --backend BACKEND -- allsum_bench.py --sizes ...` with the
-virtual environment's Python. Timing follows MLX's own distributed benchmarks (research:
-shards-bench.md section 6): the ranks are aligned with one all_sum first (MLX has no barrier), the
+virtual environment's Python. Timing follows MLX's own distributed benchmarks
+(`benchmarks/python/distributed_bench.py` and `synchronize_bench.py` in ml-explore/mlx): the ranks
+are aligned with one all_sum first (MLX has no barrier), the
 input is evaluated before the clock starts, `--warmup` calls are discarded, then each timed call
 chains `--chain` all_sums in one graph (one eval amortises the launch overhead) and is repeated
 `--iters` times. Collectives of the ring and jaccl backends run on the CPU stream.

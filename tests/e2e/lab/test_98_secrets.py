@@ -4,9 +4,9 @@ tokens the reboot tests give the power hook (a header) and authrestart (a passwo
 
 Runs after every other end-to-end test and before test_99_down.py (conftest.py orders it), so it
 reads everything: Ansible's output of every run (ANSIBLE_LOG_PATH, set by labtools.ansible_env),
-and the host logs (shim.log, exec.log, launchd.log, sshd.log) of every lab of the session, which
-labtools.maclab archived before each `down` wiped them, plus those of the lab that is up. make e2e
-runs it after its two streams (labs 0 and 1) over both streams' logs (labtools.LOG_ROOT). Run on
+and the host logs (shim.log, exec.log, read.log, launchd.log, sshd.log) of every lab of the session,
+which labtools.maclab archived before each `down` wiped them, plus those of the lab that is up.
+make e2e runs it after its two streams (labs 0 and 1) over both streams' logs (labtools.LOG_ROOT). Run on
 its own it first uses every secret once, so it never passes by having nothing to read."""
 import glob
 import json

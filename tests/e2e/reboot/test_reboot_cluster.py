@@ -14,7 +14,7 @@ import pytest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from rebootlib import (SUPPORT, boot_counts, boot_sessions, converge, power_events, recap,  # noqa: E402
                        reboot)
-from labtools import ROOT, maclab, wait_until  # noqa: E402
+from labtools import ROOT, maclab, valid_report, wait_until  # noqa: E402
 from macsim import statefile  # noqa: E402
 
 HOSTS = ["mac1", "mac2", "mac3", "mac4"]
@@ -62,6 +62,13 @@ def test_parallel_reboot_reboots_and_verifies_every_node(converged):
         assert "3 of 3 cables answer" in checks["thunderbolt_links"]["detail"]
         assert "/state lists 4 of 4" in checks["exo"]["detail"]
         assert "%s: OK, back after" % host in proc.stdout
+    # Issue 31 acceptance 1: the one schema, with the reboot's own section built in Python from each
+    # node's macops_reboot (its summary lines are the ones the run printed).
+    report = valid_report(os.path.join(converged, "reboot-report"))
+    [section] = report["sections"]
+    assert section["operation"] == "reboot" and sorted(section["data"]["nodes"]) == HOSTS
+    assert all(node["rebooted"] and node["back"] and node["ok"] for node in section["data"]["nodes"].values())
+    assert all(line in proc.stdout for line in section["summary"]) and len(section["summary"]) == len(HOSTS)
 
 
 def test_two_runs_within_one_minute(converged):

@@ -11,10 +11,10 @@ import subprocess
 
 import pytest
 
-from labtools import HOSTS, INVENTORY, REPO, VENV_BIN, ansible_env, in_netns, log_lines, maclab, read_json, ssh
+from labtools import (HOSTS, INVENTORY, REPO, VENV_BIN, ansible_env, in_netns, log_lines, maclab, read_json, ssh,
+                      valid_report)
 
 BENCHMARK = os.path.join(REPO, "benchmark.yml")
-SCHEMA = os.path.join(REPO, "docs", "benchmark.schema.json")
 
 
 @pytest.fixture(scope="module")
@@ -63,9 +63,14 @@ def test_every_cable_both_directions_in_three_rounds_within_15_percent_of_the_sh
 
 def test_the_document_validates_against_its_schema(bench):
     jsonschema = pytest.importorskip("jsonschema")
-    with open(SCHEMA) as handle:
-        schema = json.load(handle)
-    jsonschema.validate(bench.first, schema)
+    from report_schema import benchmark_schema
+    jsonschema.validate(bench.first, benchmark_schema())
+    # Issue 31 acceptance 1: the run's report.json follows the one schema, its benchmark section's data is the
+    # results document (benchmark.json) and its findings are the report's problems.
+    report = valid_report(bench.report_dir)
+    [section] = [entry for entry in report["sections"] if entry["operation"] == "benchmark"]
+    assert section["data"] == bench.first and report["run"]["playbook"] == "benchmark.yml"
+    assert [p for p in report["problems"] if p["code"].startswith("bench_")] == bench.first["problems"] == []
     assert bench.first["versions"]["iperf3"].startswith("iperf 3.")
     assert [n["name"] for n in bench.first["cluster"]["nodes"]] == HOSTS
     units = {"links": "Gbit/s", "allsum_latency": "us", "allsum_bus_bandwidth": "GB/s", "peak_memory": "GB",
@@ -85,11 +90,13 @@ def test_the_report_holds_real_plots_a_person_can_open(bench):
     assert pixels[..., :3].std() > 0.05
     with open(os.path.join(bench.report_dir, "index.html")) as handle:
         page = handle.read()
-    assert "<img src='links.png'" in page and "benchmark.json" in page
-    links_table, rest = page.split("<h2>all_sum</h2>")
-    allsum_table, generate_table = rest.split("<h2>Generation (mlx_lm.benchmark)</h2>")
+    # The one report's page (issue 31): the benchmark's section, one table per suite, then its plots.
+    assert '<img src="links.png"' in page and 'href="benchmark.json"' in page
+    section = page.split('<h2 id="benchmark">Benchmark</h2>')[1].split("<h2")[0]
+    links_table, rest = section.split("<h3>all_sum</h3>")
+    allsum_table, generate_table = rest.split("<h3>Generation (mlx_lm.benchmark)</h3>")
     assert links_table.count("<tr") == 1 + 12 and allsum_table.count("<tr") == 1 + 6
-    assert generate_table.count("<tr") == 1 + 2 and "<img src='generate.png'" in generate_table
+    assert generate_table.split("<figure>")[0].count("<tr") == 1 + 2 and '<img src="generate.png"' in generate_table
     pixels = image.imread(os.path.join(bench.report_dir, "generate.png"))
     assert pixels.shape[1] > 400 and pixels[..., :3].std() > 0.05
 

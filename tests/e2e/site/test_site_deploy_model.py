@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from labtools import (HOSTS, INVENTORY, REPO, VENV_BIN, ansible_env, file_digests, maclab, on_host, recap,
+from labtools import (HOSTS, INVENTORY, REPO, VENV_BIN, ansible_env, file_digests, maclab, on_host, recap, valid_report,
                       wait_until)
 
 DEPLOY = os.path.join(REPO, "deploy-model.yml")
@@ -47,13 +47,17 @@ def deploy(converged, tmp_path_factory):
             assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
         return proc
 
-    def report(name="deploy.json"):
-        with open(os.path.join(report_dir, name)) as handle:
-            return json.load(handle)
+    def section():
+        """The deploy section of the run's one report.json (valid against docs/report.schema.json, issue 31)."""
+        [deployed] = [entry for entry in valid_report(report_dir)["sections"] if entry["operation"] == "deploy"]
+        return deployed["data"]
+
+    def report():
+        return section()["deployment"]
 
     run.argv, run.tmp_dir, run.report = argv, tmp_dir, report
     run.first = run()
-    run.first_report, run.plan = report(), report("plan.json")
+    run.first_report, run.plan = report(), section()["plan"]
     yield run
     maclab("fault", "clear")
     for host in HOSTS:
@@ -82,11 +86,11 @@ def test_every_byte_crossed_a_cable_once_and_the_report_says_so(deploy):
     assert report["wire_bytes"] == report["needed_bytes"] == report["planned_wire_bytes"] > 0
     assert report["nodes"]["mac1"]["linked"] == len(deploy.plan["ranks"][0]["files"])
     assert report["nodes"]["mac1"]["bytes_received"] == 0  # the source's own part is linked, not sent
-    with open(os.path.join(deploy.tmp_dir, "report", "deploy.md")) as handle:
+    # The one report's Markdown: the deploy section's placement and transfers (issue 31: no page of its own).
+    with open(os.path.join(deploy.tmp_dir, "report", "report.md")) as handle:
         text = handle.read()
     assert "crossed the Thunderbolt cables" in text and "| mac2 |" in text
-    with open(os.path.join(deploy.tmp_dir, "report", "plan.md")) as handle:
-        assert "| 0 | mac1 | 12-15 | 4 |" in handle.read()
+    assert "| 0 | mac1 | 12-15 | 4 |" in text and "## Model deployment: " in text
 
 
 def test_a_second_run_moves_nothing_and_changes_nothing(deploy):

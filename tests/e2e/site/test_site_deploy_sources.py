@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from labtools import HOSTS, INVENTORY, REPO, VENV_BIN, ansible_env, file_digests, on_host, recap
+from labtools import HOSTS, INVENTORY, REPO, VENV_BIN, ansible_env, file_digests, on_host, recap, valid_report
 
 sys.path.insert(0, os.path.join(REPO, "lab"))
 from macsim import layout, testmodel  # noqa: E402
@@ -108,8 +108,8 @@ def test_a_model_on_the_controller_is_copied_to_one_node_and_deployed_from_there
         for done in runs:
             assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-2000:]
         assert file_digests(on_host("mac2", staging)) == file_digests(source)  # the whole model, on one node
-        with open(os.path.join(str(tmp_path), "report", "plan.json")) as handle:
-            plan = json.load(handle)
+        report = valid_report(os.path.join(str(tmp_path), "report"))
+        [plan] = [entry["data"]["plan"] for entry in report["sections"] if entry["operation"] == "deploy"]
         whole = file_digests(source)
         for rank in plan["ranks"]:
             held = file_digests(on_host(rank["host"], dest))

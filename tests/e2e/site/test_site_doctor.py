@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 from labtools import (HOSTS, INVENTORY, REPO, VENV_BIN, ansible_env, changed_tasks, log_lines, maclab, recap, ssh, sudo,
-                      wait_until)
+                      valid_report, wait_until)
 from macsim import exo_dist
 
 DOCTOR = os.path.join(REPO, "doctor.yml")
@@ -36,8 +36,8 @@ def doctor(converged, tmp_path_factory):
                               env=env, timeout=600, cwd=tmp_dir)
 
     def report():
-        with open(os.path.join(report_dir, "report.json")) as handle:
-            return json.load(handle)
+        # Every sweep's report.json follows the one schema (docs/report.schema.json; issue 31 acceptance 1).
+        return valid_report(report_dir)
 
     run.report = report
     return run
@@ -52,8 +52,20 @@ def found(report):
     return set((p["code"], p["host"], p["port"], p["peer"]) for p in report["problems"])
 
 
+# The applied plan every node's sweep reads (macops_state_dir's default; doctor_plan_file).
+PLAN_FILE = "/Library/Application Support/macops/thunderbolt-plan.json"
+
+
+def plan_reads(read_marks):
+    """{host: how many times a Python on it opened the applied plan for reading since the marks}: the
+    lab's read.log (lab/macsim/darwin_site/sitecustomize.py); node_facts reads it with open(), no command."""
+    return dict((host, len([e for e in log_lines(host, "read.log")[read_marks[host]:] if e["path"] == PLAN_FILE]))
+                for host in HOSTS)
+
+
 def test_a_healthy_lab_has_no_problem_and_the_sweep_changes_nothing(doctor):
     marks = dict((host, len(log_lines(host, "shim.log"))) for host in HOSTS)
+    read_marks = dict((host, len(log_lines(host, "read.log"))) for host in HOSTS)
     # With the optional MLX all_sum smoke over the ring hostfile (doctor_mlx_smoke), judged on mac1.
     proc = doctor("-e", "doctor_mlx_smoke=true")
     assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
@@ -69,9 +81,15 @@ def test_a_healthy_lab_has_no_problem_and_the_sweep_changes_nothing(doctor):
     assert checks["mlx_allsum"]["detail"] == "all_sum over 4 ranks = 10.0 (expected 10.0)", checks["mlx_allsum"]
     assert "exo_node_ids" in checks and checks["exo_node_ids"]["ok"]
     assert checks["firewall"]["detail"].startswith("pf enabled, ") and checks["exo_over_thunderbolt"]["ok"]
+    # The doctor's section: every node swept, its one line as the run printed it.
+    [section] = report["sections"]
+    assert section["operation"] == "doctor" and section["summary"] == ["%s: healthy" % h for h in HOSTS]
+    assert all(section["data"]["nodes"][h]["swept"] for h in HOSTS)
     # Every node was swept (its commands are in its shim log) and none of them changes anything.
     assert all(len(log_lines(h, "shim.log")) > marks[h] for h in HOSTS)
     assert changing_commands(marks) == dict((h, []) for h in HOSTS)
+    # Issue 31, acceptance 4: the sweep's groups (files, links, network, ssh) share one read of the plan.
+    assert plan_reads(read_marks) == dict((h, 1) for h in HOSTS)
 
     checked = doctor("--check", "--diff")
     assert checked.returncode == 0, checked.stdout[-4000:]
@@ -114,6 +132,8 @@ def test_faults_on_different_nodes_and_a_down_node_are_found_in_one_sweep(doctor
 
     stats = output["global_custom_stats"]["doctor"]
     assert stats["healthy"] is False and stats["unreachable"] == ["mac4"]
+    # The artifact is the report's own stats: one verdict, the sweep's time (issue 31).
+    assert stats["verdict"] == report["verdict"] == "failed" and stats["started"] == report["run"]["started"]
     assert stats["errors"] == len([p for p in report["problems"] if p["severity"] == "error"])
     assert stats["warnings"] == len([p for p in report["problems"] if p["severity"] == "warning"])
     assert set(stats["codes"]) == set(p["code"] for p in report["problems"])

@@ -153,7 +153,8 @@ def plug_ssd(lab, receptacle=6):
 
 
 def test_external_ssd_is_printed_as_the_real_capture_shows_a_drive(lab):
-    # The real-format fixture (macos-commands.md corrections: a Mac Studio with an Envoy Ultra) is
+    # The real-format fixture (a published capture, oMLX's tests/test_cluster_topology.py: a Mac
+    # Studio with an Envoy Ultra) is
     # the reference the lab's drive must match key for key.
     fixture = json.loads(REAL_SSD_FIXTURE)["SPThunderboltDataType"]
     captured_bus = next(b for b in fixture if b.get("_items") and "domain_uuid_key" not in b["_items"][0])

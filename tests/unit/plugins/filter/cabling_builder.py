@@ -3,8 +3,8 @@
     nodes = build_nodes({"mac1": "studio", "mac2": "mini"}, ["mac1:2 mac2:1", "mac1:3 mac2:2 @40"])
 
 A cable is "host:receptacle host:receptacle", optionally "@<Gb/s>" (default 80). Each port gets
-the shape `macops.cluster.system_profiler` returns (see the task brief and macos-commands.md
-section 1/2): receptacle N is "Thunderbolt N" and en(N+1), as in the confirmed M3 Ultra capture.
+the shape `macops.cluster.system_profiler` returns: receptacle N is "Thunderbolt N" and en(N+1),
+as in a published M3 Ultra capture (the map MLX's mlx.distributed_config and exo rely on).
 """
 import hashlib
 import re
@@ -16,7 +16,7 @@ PROFILES = {
                "memory_bytes": 512 * GIB, "receptacles": 6},
     "studio_m4max": {"chip": "Apple M4 Max", "model_id": "Mac16,9", "model_name": "Mac Studio",
                      "memory_bytes": 128 * GIB, "receptacles": 4},
-    # Mac mini M4 Pro: three TB5 ports, en2..en4 (listing unconfirmed, see macos-commands.md 2).
+    # Mac mini M4 Pro: three TB5 ports, en2..en4 (Apple TN3205's rdma_en2..4; the listing is unconfirmed).
     "mini": {"chip": "Apple M4 Pro", "model_id": "Mac16,11", "model_name": "Mac mini",
              "memory_bytes": 64 * GIB, "receptacles": 3},
 }

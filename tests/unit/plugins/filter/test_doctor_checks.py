@@ -1,7 +1,7 @@
-"""doctor.yml's judge (plugins/plugin_utils/_doctor_checks.py, filters doctor_findings and doctor_stats):
-a healthy sweep has no problem; each failure mode the sweep reads becomes its catalogue problem on
-the right host and port with a fix; a node that was not swept gets its one finding; the counts a
-workflow branches on add up."""
+"""doctor.yml's judge (plugins/plugin_utils/_doctor_checks.py, filter doctor_findings): a healthy sweep
+has no problem; each failure mode the sweep reads becomes its catalogue problem on the right host and
+port with a fix; a node that was not swept gets its one finding; what the nodes share is computed once
+per run; the counts a workflow branches on (the report's stats) add up."""
 import copy
 
 import pytest
@@ -9,11 +9,14 @@ import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.macops.cluster.plugins.filter.doctor_findings import doctor_findings
-from ansible_collections.macops.cluster.plugins.filter.doctor_stats import doctor_stats
 from ansible_collections.macops.cluster.plugins.module_utils._problems import PROBLEM_KEYS, REGISTRY
-from ansible_collections.macops.cluster.plugins.filter.doctor_topology import doctor_topology
-from ansible_collections.macops.cluster.plugins.plugin_utils._doctor_checks import cluster_stats, node_result
+from ansible_collections.macops.cluster.plugins.plugin_utils import _doctor_checks
+from ansible_collections.macops.cluster.plugins.plugin_utils._doctor_checks import cluster_findings, node_result
 from ansible_collections.macops.cluster.plugins.plugin_utils._doctor_cabling import planned_peers
+from ansible_collections.macops.cluster.plugins.plugin_utils._report_inputs import (nodes_from_hostvars,
+                                                                                    problems_from_hostvars,
+                                                                                    sections_from_hostvars)
+from ansible_collections.macops.cluster.plugins.plugin_utils._report_model import build_report_model, stats_of
 
 from ansible_collections.macops.cluster.plugins.plugin_utils._topology import build_topology
 
@@ -178,17 +181,49 @@ def test_a_tb4_cable_is_found_on_the_swept_nodes_and_a_healthy_mesh_has_no_cabli
     assert "cabling" not in [c["name"] for c in judge(slow["mac1"], others={"mac2": slow["mac2"]})["checks"]]
 
 
+def report_of(judged, settings=None):
+    """The doctor's report model and stats, as the cluster_report action builds them from every node's
+    macops_doctor (and the hardware the sweep set as a fact)."""
+    hostvars = dict((host, {"macops_doctor": result, "ansible_facts": {"macops_mac": dict(MAC)} if result["swept"]
+                            else {}}) for host, result in judged["nodes"].items())
+    hosts = list(hostvars)
+    run = {"playbook": "doctor.yml", "started": (settings or {}).get("swept_at", "2026-12-02T06:00:00Z")}
+    model = build_report_model(nodes_from_hostvars(hosts, hostvars, [h for h in hosts if judged["nodes"][h]["swept"]]),
+                               judged["topology"], problems_from_hostvars(hosts, hostvars), "Mac cluster doctor", run,
+                               sections_from_hostvars(hosts, hostvars, run))
+    return model, stats_of(model)
+
+
+def judge_all(sweeps, pythons=None, topology=None, **settings):
+    return cluster_findings(sweeps, dict((host, (pythons or {}).get(host, PYTHON_OK)) for host in sweeps),
+                            topology or {}, dict({"swept_at": "2026-12-02T06:00:00Z", "timeout": 120, "pins": PINS},
+                                                 **settings))
+
+
 def test_mlx_off_its_pin_and_off_the_other_nodes_is_found_on_that_node():
     odd = healthy_sweep()
     odd["packages"]["versions"]["mlx"] = "0.32.3"
-    others = dict(("mac%d" % i, healthy_sweep()) for i in (2, 3, 4))
-    result = judge(odd, others=others)
-    assert codes(result) == [("software_pin_mismatch", "mac1", None), ("software_version_mismatch", "mac1", None)]
-    assert "0.32.3" in result["problems"][0]["message"] and "mlx==0.32.4" in result["problems"][0]["message"]
-    assert "3 of 4 nodes run 0.32.4" in result["problems"][1]["message"]
+    sweeps = dict([("mac1", odd)] + [("mac%d" % i, healthy_sweep()) for i in (2, 3, 4)])
+    judged = judge_all(sweeps)
+    # The pin is the doctor's check on the node; the versions across nodes are the report's, once.
+    assert codes(judged["nodes"]["mac1"]) == [("software_pin_mismatch", "mac1", None)]
+    assert "0.32.3" in judged["nodes"]["mac1"]["problems"][0]["message"]
+    assert "mlx==0.32.4" in judged["nodes"]["mac1"]["problems"][0]["message"]
+    model, _stats = report_of(judged)
+    skew = [p for p in model["problems"] if p["code"] == "software_version_mismatch"]
+    assert [p["host"] for p in skew] == ["mac1"] and "3 of 4 nodes run 0.32.4" in skew[0]["message"]
     # The nodes on the majority's version have neither finding, and the report shows every node's versions.
-    healthy = judge(healthy_sweep(), host="mac2", others=dict(others, mac1=odd))
-    assert healthy["problems"] == [] and healthy["software"]["mlx"] == "0.32.4"
+    assert judged["nodes"]["mac2"]["problems"] == [] and judged["nodes"]["mac2"]["software"]["mlx"] == "0.32.4"
+    assert [n["software"]["mlx"] for n in model["nodes"]] == ["0.32.3", "0.32.4", "0.32.4", "0.32.4"]
+
+
+def test_what_the_nodes_share_is_computed_once_per_run(monkeypatch):
+    calls = []
+    real = _doctor_checks.planned_peers
+    monkeypatch.setattr(_doctor_checks, "planned_peers", lambda *args: calls.append(args) or real(*args))
+    sweeps = dict(("mac%d" % i, healthy_sweep()) for i in (1, 2, 3, 4))
+    judged = judge_all(sweeps, plan_file=PLAN_FILE)
+    assert sorted(judged["nodes"]) == ["mac1", "mac2", "mac3", "mac4"] and len(calls) == 1
 
 
 def exo_sweep(own, listed, version="1.0.71"):
@@ -380,11 +415,16 @@ def test_a_node_with_power_that_does_not_answer_is_named_and_its_peers_are_not_b
                                                             {"peer": "mac2", "port": "en4"}]
     assert "mac1 en5, mac2 en4 are lit" in mac3["problems"][0]["message"]
     assert mac3["summary"] == "mac3: NOT SWEPT (node_not_answering)"
-    # The report's cables: the same findings, without those two.
-    narrowed = doctor_topology(topology, ["mac1", "mac2"], dict(others, mac1=sweeps["mac1"]), PLAN_FILE)
-    assert [p for p in narrowed["problems"] if p["code"] == "tb_peer_unknown"] == []
+    # The report's cables: the same findings, without those two; mac3 is its own finding there too.
+    pythons = {"mac3": {"unreachable": True}}
+    judged = judge_all(dict(others, mac1=sweeps["mac1"]), pythons, topology, plan_file=PLAN_FILE)
+    assert [p for p in judged["topology"]["problems"] if p["code"] == "tb_peer_unknown"] == []
+    assert codes(judged["nodes"]["mac3"]) == [("node_not_answering", "mac3", None)]
+    assert judged["nodes"]["mac1"]["problems"] == [] and judged["nodes"]["mac2"]["problems"] == []
     # Without the applied plan there is no telling whose port it is: the planner's finding stays.
-    assert [p["code"] for p in doctor_topology(topology, ["mac1", "mac2"])["problems"]].count("tb_peer_unknown") == 2
+    unplanned = dict((host, dict(sweep, files={})) for host, sweep in sweeps.items())
+    judged = judge_all(dict(unplanned, mac3={"unreachable": True}), pythons, topology, plan_file=PLAN_FILE)
+    assert [p["code"] for p in judged["topology"]["problems"]].count("tb_peer_unknown") == 2
     # A port the plan cables to a swept node, now showing a Mac nobody knows, stays that node's finding.
     moved = copy.deepcopy(sweeps)
     for sweep in moved.values():
@@ -428,26 +468,34 @@ def test_the_counts_add_up_per_severity_and_per_node():
     sick = healthy_sweep()
     sick["links"]["problems"] = [NO_REPLY]
     sick["wired_limit"]["live_mb"] = 0
-    results = [judge(healthy_sweep(), host="mac1"), judge(sick, host="mac2"),
-               judge({"unreachable": True}, host="mac4", python={"unreachable": True})]
-    stats = cluster_stats(results)
+    judged = judge_all({"mac1": healthy_sweep(), "mac2": sick, "mac4": {"unreachable": True}},
+                       {"mac4": {"unreachable": True}})
+    model, stats = report_of(judged)
     assert (stats["errors"], stats["warnings"], stats["info"], stats["healthy"]) == (2, 1, 0, False)
     assert stats["codes"] == ["gpu_wired_limit_differs", "node_unreachable", "tb_link_no_reply"]
-    assert stats["unreachable"] == ["mac4"] and stats["swept_at"] == "2026-12-02T06:00:00Z"
+    assert stats["unreachable"] == ["mac4"] and stats["started"] == "2026-12-02T06:00:00Z"
+    assert stats["verdict"] == model["verdict"] == "failed"
     assert stats["hosts"]["mac2"] == {"reachable": True, "errors": 1, "warnings": 1,
                                       "codes": ["gpu_wired_limit_differs", "tb_link_no_reply"]}
     assert stats["hosts"]["mac4"]["errors"] == 1 and not stats["hosts"]["mac4"]["reachable"]
-    assert cluster_stats([judge(healthy_sweep())])["healthy"] is True
+    # The report's errors are the doctor's findings, each once: the wired-limit check's own problem is
+    # not derived again from the wired limit the report shows, nor from the failed check.
+    assert [(p["code"], p["host"], p["details"]["source"]) for p in model["problems"]] == [
+        ("tb_link_no_reply", "mac2", "report"), ("node_unreachable", "mac4", "node"),
+        ("gpu_wired_limit_differs", "mac2", "report")]
+    # The doctor's section: one line per node, as the run prints them.
+    [doctor] = model["sections"]
+    assert doctor["operation"] == "doctor" and doctor["summary"][0] == "mac1: healthy"
+    assert doctor["summary"][2] == "mac4: NOT SWEPT (unreachable)"
+    assert report_of(judge_all({"mac1": healthy_sweep()}))[1]["healthy"] is True
 
 
-def test_the_filters_take_registered_results_and_refuse_anything_else():
+def test_the_filter_takes_registered_results_and_refuses_anything_else():
     sweep = healthy_sweep()
-    result = doctor_findings(copy.deepcopy(sweep), PYTHON_OK, "mac1", {"mac1": sweep}, {"timeout": 120})
-    assert result["problems"] == [] and doctor_stats([result])["healthy"]
-    with pytest.raises(AnsibleFilterError, match="registered results"):
-        doctor_findings("not a result", PYTHON_OK, "mac1", {}, {})
-    with pytest.raises(AnsibleFilterError, match="macops_doctor"):
-        doctor_stats([{"host": "mac1"}])
+    result = doctor_findings({"mac1": copy.deepcopy(sweep)}, {"mac1": PYTHON_OK}, {}, {"timeout": 120})
+    assert result["nodes"]["mac1"]["problems"] == [] and result["topology"] == {"problems": []}
+    with pytest.raises(AnsibleFilterError, match="registered result"):
+        doctor_findings("not a result", {"mac1": PYTHON_OK}, {}, {})
 
 
 def test_the_report_is_shown_what_the_sweep_read_where_a_roles_result_would_be():

@@ -1,17 +1,18 @@
 """The controller's half of a deployment: the disk check names each short node with both sizes before any
 transfer is planned, the source's own part is linked (and free on its own volume), pulls from the source
-read the source directory and relays are marked, and the report and pages say what moved."""
-import pytest
+read the source directory and relays are marked, and the report's deploy section (the one renderer's
+page and Markdown) says what moved."""
+import json
 
-from ansible_collections.macops.cluster.plugins.filter.model_deploy_markdown import FilterModule as DeployMd
-from ansible_collections.macops.cluster.plugins.filter.model_deploy_report import FilterModule as Report
+import pytest
+from report_schema import assert_valid_report
+
 from ansible_collections.macops.cluster.plugins.filter.model_deployment import FilterModule as Deployment
-from ansible_collections.macops.cluster.plugins.filter.model_plan_markdown import FilterModule as PlanMd
+from ansible_collections.macops.cluster.plugins.plugin_utils._deploy_section import deploy_section
+from ansible_collections.macops.cluster.plugins.plugin_utils._report_model import build_report_model
+from ansible_collections.macops.cluster.plugins.plugin_utils._report_render import render_html, render_markdown
 
 deployment = Deployment().filters()["model_deployment"]
-report_of = Report().filters()["model_deploy_report"]
-deploy_md = DeployMd().filters()["model_deploy_markdown"]
-plan_md = PlanMd().filters()["model_plan_markdown"]
 
 MB = 1 << 20
 HOSTS = ["mac1", "mac2", "mac3", "mac4"]
@@ -103,7 +104,7 @@ def test_a_node_without_a_cable_is_unreachable():
     assert [p["code"] for p in result["problems"]] == ["shard_unreachable"] and "mac4" in result["problems"][0]["message"]
 
 
-def test_the_report_counts_received_bytes_against_what_was_lacking_and_the_pages_read_well():
+def test_the_deploy_section_counts_received_bytes_against_what_was_lacking_and_reads_well():
     plan = placement()
     inventories = empty_inventories(plan)
     inventories["mac2"]["files"]["a.safetensors"] = {"state": "partial", "bytes": 10 * MB}
@@ -113,18 +114,30 @@ def test_the_report_counts_received_bytes_against_what_was_lacking_and_the_pages
                "mac2": {"received": [{}] * 3, "bytes_received": inventories["mac2"]["missing_bytes"], "seconds": 2.0},
                "mac3": {"received": [{}] * 3, "bytes_received": inventories["mac3"]["missing_bytes"], "seconds": 2.0},
                "mac4": {"failed": True, "msg": "c.safetensors: 0 of 41943040 bytes arrived", "bytes_received": 0}}
-    report = report_of(result, results, "m", "run-1")
+    ranked = dict(plan, runtime="mlx-lm", version="0.32.2", mode="pipeline", copies="per-rank", layers=16,
+                  model_bytes=130 * MB, context_tokens=4096,
+                  ranks=[dict(r, layers=[12 - 4 * r["rank"], 16 - 4 * r["rank"]], layer_count=4, disk_bytes=1,
+                              weight_bytes=1, kv_reserve_bytes=1, need_bytes=1, wired_limit_bytes=2,
+                              wired_limit_source="iogpu.wired_limit_mb", headroom_bytes=1) for r in plan["ranks"]])
+    entry = deploy_section({"name": "m", "run_id": "run-1", "plan": ranked, "model": {"path": SOURCE, "model_type": "qwen2"},
+                            "deployment": result, "transfers": results})
+    report = entry["data"]["deployment"]
     assert report["needed_bytes"] == sum(inventories[h]["missing_bytes"] for h in ("mac2", "mac3", "mac4"))
     assert report["wire_bytes"] == inventories["mac2"]["missing_bytes"] + inventories["mac3"]["missing_bytes"]
     assert report["nodes"]["mac4"]["failed"] and "0 of 41943040" in report["nodes"]["mac4"]["msg"]
-    text = deploy_md(report)
-    assert "| mac2 | 3 | 0 | 3 | 0 | 41.9 MB | 2.0 | 21.0 |" in text and "| mac1>mac2 |" in text
-    page = plan_md(dict(plan, ranks=[dict(r, layers=[12 - 4 * r["rank"], 16 - 4 * r["rank"]], layer_count=4,
-                                          disk_bytes=1, weight_bytes=1, kv_reserve_bytes=1, need_bytes=1,
-                                          wired_limit_bytes=2, wired_limit_source="iogpu.wired_limit_mb",
-                                          headroom_bytes=1) for r in plan["ranks"]]),
-                   {"path": SOURCE, "model_type": "qwen2"})
-    assert "| 0 | mac1 | 12-15 | 4 | 2 |" in page and "mlx-lm 0.32.2, pipeline mode, per-rank copies" in page
+    assert entry["summary"][0] == "rank 0: mac1, layers 12-15, 2 files, needs 0.0 MB of 0.0 MB"
+    assert entry["summary"][-1].startswith("mac4: 0.0 MB received in 0.0 s (0 linked, 0 pulled); FAILED: c.safe")
+    # The one report's page and Markdown draw the section: the placement, the transfers, the cables.
+    model = build_report_model({"mac1": {}}, {}, [], "Model deployment: m", {"playbook": "deploy-model.yml"}, [entry])
+    assert_valid_report(json.loads(json.dumps(model)))
+    text = render_markdown(model)
+    assert "| mac2 | 3 | 0 | 3 | 0 | 41.9 MB | 2.0 | 21.0 |" in text and "| mac1\\>mac2 |" in text
+    assert "crossed the Thunderbolt cables" in text
+    assert "| 0 | mac1 | 12-15 | 4 | 2 |" in text and "mlx-lm 0.32.2, pipeline mode, per-rank copies" in text
+    assert "<h3>Placement</h3>" in render_html(model) and "<td>mac1&gt;mac2</td>" in render_html(model)
+    # Check mode (no deployment yet): the placement alone.
+    planned = deploy_section({"name": "m", "plan": ranked, "model": {}, "deployment": None})
+    assert [t["caption"] for t in planned["tables"]] == ["Placement"] and planned["data"]["deployment"] is None
 
 
 def test_a_plan_without_the_cables_is_an_error_a_person_can_read():
@@ -137,10 +150,19 @@ def test_a_plan_without_the_cables_is_an_error_a_person_can_read():
 
 
 def test_a_progress_line_says_bytes_share_rate_and_time_left():
-    from ansible_collections.macops.cluster.plugins.plugin_utils._model_render import progress_line
+    from ansible_collections.macops.cluster.plugins.plugin_utils._deploy_section import progress_line
     line = progress_line({"bytes_done": 412000000, "bytes_total": 980300000, "bytes_per_second": 19800000,
                           "file": "model-00003-of-00016.safetensors", "seconds": 20.8})
     assert line == ("412.0 MB of 980.3 MB (42%), 19.8 MB/s, about 28 s left; now model-00003-of-00016.safetensors")
     assert progress_line({"bytes_done": 5, "bytes_total": 5, "bytes_per_second": 1, "file": "x"}) == (
         "0.0 MB of 0.0 MB (100%), 0.0 MB/s")
     assert progress_line({"bytes_done": 0, "bytes_total": 0}) is None and progress_line("garbage") is None
+
+
+def test_a_deployment_without_a_name_is_named_by_its_source():
+    plan = placement()
+    ranked = dict(plan, model_bytes=1, context_tokens=1, ranks=[
+        dict(r, layers=[0, 4], layer_count=4, disk_bytes=1, weight_bytes=1, kv_reserve_bytes=1, need_bytes=1,
+             wired_limit_bytes=2, wired_limit_source="iogpu.wired_limit_mb", headroom_bytes=1) for r in plan["ranks"]])
+    entry = deploy_section({"plan": ranked, "model": {"path": SOURCE}})
+    assert entry["title"] == "Model deployment: %s" % SOURCE and entry["data"]["name"] == SOURCE

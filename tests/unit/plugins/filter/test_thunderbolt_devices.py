@@ -1,4 +1,4 @@
-"""Thunderbolt items that are not a direct Mac peer (macos-commands.md, corrections): a drive on a
+"""Thunderbolt items that are not a direct Mac peer (published captures from real Macs): a drive on a
 port is a device, not an unknown peer; a Mac behind a dock is found, flagged and left out of the
 plan. Facts come from the real-format fixtures through the module's own parsers."""
 import os

@@ -6,10 +6,10 @@ whose `weight_map` names each tensor's file, and the model's real `config.json` 
 real safetensors headers; the weights are holes (sparse files of the right size), so a 378 GB model
 costs a few kilobytes of disk and the reader sees exactly what it would see on a Mac.
 
-Per-layer sizes are MLX affine 4-bit (4.5 bits per weight), computed from the configs in
-shards-bench.md section 3: DeepSeek V3 MoE layer 6.476 GB, dense 0.328 GB, embeddings and head 0.521 GB
-each; Llama 3 70B 0.481 GB per layer, 0.591 GB embeddings and head; Kimi K2 MoE 9.600 GB, dense 0.280 GB,
-0.661 GB embeddings and head.
+Per-layer sizes are MLX affine 4-bit (4.5 bits per weight: group 64, scale and bias in bf16, MLX's
+python/src/ops.cpp), computed from the models' config.json: DeepSeek V3 MoE layer 6.476 GB, dense
+0.328 GB, embeddings and head 0.521 GB each; Llama 3 70B 0.481 GB per layer, 0.591 GB embeddings
+and head; Kimi K2 MoE 9.600 GB, dense 0.280 GB, 0.661 GB embeddings and head.
 """
 import json
 import os

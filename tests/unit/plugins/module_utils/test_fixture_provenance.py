@@ -1,7 +1,7 @@
 """Every fixture says where its format comes from (issue 12): command output cannot carry a
 comment, so each directory's README.md has one line per file naming its source: documentation
-(a section of the research file or a man page), a published capture (named), or none (a
-malformed output made up to test rejection)."""
+(a public document such as Apple TN3205, the upstream code that reads the format, or a man page),
+a published capture (named), or none (a malformed output made up to test rejection)."""
 import os
 import re
 

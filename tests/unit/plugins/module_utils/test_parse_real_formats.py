@@ -1,6 +1,7 @@
-"""The formats people outside this project captured on real Macs (macos-commands.md, "Corrections
-from outputs captured on real Macs (2026-12)"): integer and four-field core counts, drives and
-docks on Thunderbolt ports, link codes beyond 0x2/0x100, laptop port maps, lower-case text."""
+"""The formats people outside this project captured on real Macs and published (test fixtures of
+Mac tooling such as oMLX's tests/test_cluster_topology.py, exo's issue threads): integer and
+four-field core counts, drives and docks on Thunderbolt ports, link codes beyond 0x2/0x100, laptop
+port maps, lower-case text."""
 import json
 
 import pytest

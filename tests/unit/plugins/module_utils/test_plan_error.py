@@ -20,13 +20,13 @@ def test_plan_error_is_defined_once():
     assert defined == ["plugins/module_utils/_plan_error.py"]
 
 
-def test_every_planner_raises_the_one_plan_error(tmp_path):
+def test_every_planner_raises_the_one_plan_error():
     with pytest.raises(PlanError, match="no 'hosts' object"):
         _tb_link_plan.plan_ends([])
-    bad = tmp_path / "plan.json"
-    bad.write_text("{")
-    with pytest.raises(PlanError, match="not a Thunderbolt address plan"):
-        _tb_config_check.read_applied(str(bad), "mac1")
+    with pytest.raises(PlanError, match="plan.json is not a Thunderbolt address plan"):
+        _tb_config_check.applied_settings("plan.json", "{", "mac1")
+    with pytest.raises(PlanError, match="plan.json is not a Thunderbolt address plan"):
+        _tb_link_plan.plan_file_links("plan.json", "{", "mac1")
     with pytest.raises(PlanError) as raised:
         _model_plan.smallest_fit(None, [], "mlx-lm", "0.32.2")
     assert [found["code"] for found in raised.value.problems] == ["shard_no_fit"]

@@ -2,6 +2,7 @@
 tb_network input that applied it, and the planner's differences on a drifted Mac turned into one
 problem per kind, on the right port, with the fix."""
 import json
+import os
 
 import pytest
 from fixture_files import read_fixture
@@ -12,7 +13,7 @@ from ansible_collections.macops.cluster.plugins.module_utils._networksetup impor
     parse_hardware_ports,
 )
 from ansible_collections.macops.cluster.plugins.module_utils._problems import PROBLEM_KEYS
-from ansible_collections.macops.cluster.plugins.module_utils._tb_config_check import drift_problems, read_applied
+from ansible_collections.macops.cluster.plugins.module_utils._tb_config_check import applied_settings, drift_problems
 from ansible_collections.macops.cluster.plugins.module_utils._plan_error import PlanError
 from ansible_collections.macops.cluster.plugins.module_utils._tb_network import plan
 
@@ -36,18 +37,24 @@ def write(tmp_path, content):
     return str(path)
 
 
+def applied_from_file(path, host):
+    """What node_facts hands applied_settings: the file's text from its one read, None when missing."""
+    text = open(path).read() if os.path.exists(path) else None
+    return applied_settings(path, text, host)
+
+
 def test_the_plan_file_gives_back_what_tb_network_applied(tmp_path):
     path = write(tmp_path, dict(PLAN, applied={"mtu": 9000, "bridge": "absent", "order": True}))
-    assert read_applied(path, "mac1") == (True, {
+    assert applied_from_file(path, "mac1") == (True, {
         "services": [{"device": "en3", "address": "198.19.0.1", "netmask": "255.255.255.252"}],
         "mtu": 9000, "bridge": "absent", "order": True})
     # A plan written before tb_network recorded its settings: its defaults.
-    assert read_applied(write(tmp_path, PLAN), "mac2")[1]["mtu"] is None
+    assert applied_from_file(write(tmp_path, PLAN), "mac2")[1]["mtu"] is None
     # Keep mode: the single cable's address is on the bridge.
-    keep = read_applied(write(tmp_path, dict(PLAN, applied={"bridge": "keep"})), "mac1")[1]
+    keep = applied_from_file(write(tmp_path, dict(PLAN, applied={"bridge": "keep"})), "mac1")[1]
     assert keep["services"][0]["device"] == "bridge0" and keep["bridge"] == "keep"
-    assert read_applied(str(tmp_path / "missing.json"), "mac1") == (False, None)
-    assert read_applied(path, "mac9")[1]["services"] == []
+    assert applied_from_file(str(tmp_path / "missing.json"), "mac1") == (False, None)
+    assert applied_from_file(path, "mac9")[1]["services"] == []
 
 
 @pytest.mark.parametrize("content, message", [
@@ -57,11 +64,11 @@ def test_the_plan_file_gives_back_what_tb_network_applied(tmp_path):
 ])
 def test_a_file_that_is_no_plan_is_refused_naming_it(tmp_path, content, message):
     with pytest.raises(PlanError, match=message):
-        read_applied(write(tmp_path, content), "mac1")
+        applied_from_file(write(tmp_path, content), "mac1")
 
 
 def drifted(tmp_path, services, infos, bridge_live=None, ports=None):
-    wanted = read_applied(write(tmp_path, dict(PLAN, applied={"mtu": None, "bridge": "absent", "order": True})),
+    wanted = applied_from_file(write(tmp_path, dict(PLAN, applied={"mtu": None, "bridge": "absent", "order": True})),
                           "mac1")[1]
     ports = ports or [port for port in PORTS if port["device"] != "bridge0"]
     return plan(ports, services, infos, {}, bridge_live, wanted)["differences"]

@@ -121,7 +121,7 @@ PARSER_ONLY = {
     "system_profiler/studio_hardware_lower_case_cores.txt": _system_profiler.parse_hardware_text,
     # The sudoers role reads `sudo -n -l` raw and audits it on the controller (the sudo_rules action).
     "sudo/list_default_rules_lab.txt": _sudo_rules.parse_listing,
-    # The benchmark role's runs are parsed on the controller by the benchmark_report action.
+    # The benchmark role's runs are parsed on the controller by the cluster_report action's benchmark section.
     "mlx_lm_benchmark/one_node.txt": _bench_generate.parse_benchmark_output,
     "mlx_lm_benchmark/pipeline_4_ranks.txt": _bench_generate.parse_benchmark_output,
     "mlx_lm_benchmark/pipeline_peer_lost.txt": _bench_generate.parse_benchmark_output,

@@ -463,3 +463,42 @@ def test_ssh_checks_every_peer_by_name_and_over_its_cable_beside_the_other_reads
     assert [(p["code"], p["peer"], p["port"]) for p in result["ssh"]["problems"]] == [("ssh_peer_unreachable", "mac2", "en3")]
     result, _ = run_module(monkeypatch, capsys, node_facts.main, {"gather": ["ssh"]}, studio())
     assert result["failed"] and "ssh.host" in result["msg"]
+
+
+def test_the_applied_plan_is_read_once_for_every_group_that_needs_it(monkeypatch, capsys, tmp_path):
+    """doctor.yml's sweep: files, links, network and ssh all read the applied plan; one run opens it once."""
+    import builtins
+
+    from ansible_collections.macops.cluster.plugins.module_utils import _ssh_check
+
+    path = applied_plan_file(tmp_path)
+    real_open, opened = builtins.open, []
+
+    def counting_open(file, *args, **kwargs):
+        if file == path:
+            opened.append(args[0] if args else kwargs.get("mode", "r"))
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", counting_open)
+    monkeypatch.setattr(_ssh_check, "run_ssh", lambda argv, timeout: (0, ""))
+    args = {"gather": ["files", "links", "network", "ssh"], "files": [path],
+            "links": {"plan_file": path, "host": "mac1", "interval": 0.2},
+            "network": {"plan_file": path, "host": "mac1"},
+            "ssh": {"peers": ["mac1", "mac2"], "host": "mac1", "plan_file": path, "ssh": str(tmp_path / "ssh")}}
+    result, _ = run_module(monkeypatch, capsys, node_facts.main, args,
+                           studio(dict(list(link_outputs().items()) + list(network_outputs().items()))))
+    assert result.get("failed") is None, result.get("msg")
+    assert opened == ["rb"]
+    # Every group still has what the plan says: its content, its cable, its address, the mesh over the cable.
+    assert result["files"][path]["json"]["hosts"]["mac1"]["en3"]["peer_host"] == "mac2"
+    assert result["links"]["plan_found"] and [link["peer_host"] for link in result["links"]["links"]] == ["mac2"]
+    assert result["network"]["plan_found"] is True
+    assert sorted(r["address"] for r in result["ssh"]["results"]) == ["198.19.0.2", "mac2"]
+
+
+def test_a_plan_that_cannot_be_read_fails_with_its_path(monkeypatch, capsys, tmp_path):
+    directory = tmp_path / "thunderbolt-plan.json"
+    directory.mkdir()
+    args = {"gather": ["links"], "links": {"plan_file": str(directory), "host": "mac1"}}
+    result, _ = run_module(monkeypatch, capsys, node_facts.main, args, studio())
+    assert result["failed"] and result["msg"].startswith("Cannot read the Thunderbolt plan %s" % directory)

@@ -1,5 +1,5 @@
 """The modules on the formats captured on real Macs: an external SSD is no RDMA port and no peer,
-an integer core count is a clean result (macos-commands.md, corrections 2026-12)."""
+an integer core count is a clean result (published captures from real Macs)."""
 import json
 
 from fixture_files import read_fixture

@@ -5,6 +5,11 @@ import json
 import os
 
 import pytest
+from report_schema import benchmark_schema
+
+from benchmark_pages import benchmark_pages
+
+from ansible_collections.macops.cluster.plugins.plugin_utils._bench_section import benchmark_section
 from fixture_files import read_fixture
 
 from ansible_collections.macops.cluster.plugins.plugin_utils._bench_exo import (
@@ -13,7 +18,6 @@ from ansible_collections.macops.cluster.plugins.plugin_utils._bench_exo import (
     parse_exo_bench,
 )
 from ansible_collections.macops.cluster.plugins.plugin_utils._bench_plan import links_plan
-from ansible_collections.macops.cluster.plugins.plugin_utils._bench_render import render_html, render_markdown
 from ansible_collections.macops.cluster.plugins.plugin_utils._bench_results import build_document
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
@@ -67,17 +71,17 @@ def document(exo):
 
 def test_the_suite_in_the_document_valid_against_the_schema_and_in_the_report():
     jsonschema = pytest.importorskip("jsonschema")
-    with open(os.path.join(ROOT, "docs", "benchmark.schema.json")) as handle:
-        schema = json.load(handle)
+    schema = benchmark_schema()
     ran = document({"output": {"rc": 0, "stdout": read_fixture("exo_bench/two_placements.json"), "stderr": ""},
                     "settings": {"model": "mlx-community/Qwen3.5-27B-4bit", "use_prefix_cache": False}})
     jsonschema.validate(json.loads(json.dumps(ran)), schema)
     assert {m["name"] for m in ran["measurements"]} == {"exo_prompt_tps", "exo_generation_tps"}
     assert ran["suites"]["exo"]["skipped"] is None and len(ran["suites"]["exo"]["results"]) == 2
-    page = render_html(ran, [])
-    assert "<h2>exo (bench/exo_bench.py)</h2>" in page and page.count("<tr") >= 3
+    page = benchmark_pages(None, ran, [])[1]
+    assert "<h3>exo (bench/exo_bench.py)</h3>" in page and page.count("<tr") >= 3
     reason = "exo's bench/exo_bench.py is not at /opt/macops/exo/bench/exo_bench.py on mac1"
     skipped = document({"skipped": reason, "settings": {}})
     jsonschema.validate(json.loads(json.dumps(skipped)), schema)
     assert skipped["suites"]["exo"] == {"settings": {}, "skipped": reason, "results": []}
-    assert skipped["problems"] == [] and "Skipped: " + reason in render_markdown(skipped, [])
+    assert skipped["problems"] == [] and "exo (bench/exo_bench.py): skipped: " + reason in benchmark_section(skipped)["notes"]
+    assert "<h3>exo (bench/exo_bench.py)</h3>" not in benchmark_pages(None, skipped, [])[1]

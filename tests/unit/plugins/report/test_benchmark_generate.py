@@ -6,6 +6,9 @@ import json
 import os
 
 import pytest
+from report_schema import benchmark_schema
+
+from benchmark_pages import benchmark_pages
 from fixture_files import read_fixture
 
 from ansible_collections.macops.cluster.plugins.filter.benchmark_plan import benchmark_plan
@@ -15,7 +18,6 @@ from ansible_collections.macops.cluster.plugins.plugin_utils._bench_generate imp
     parse_benchmark_output,
 )
 from ansible_collections.macops.cluster.plugins.plugin_utils._bench_plan import links_plan
-from ansible_collections.macops.cluster.plugins.plugin_utils._bench_render import write_report
 from ansible_collections.macops.cluster.plugins.plugin_utils._bench_results import build_document
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
@@ -105,15 +107,14 @@ def test_each_run_is_in_the_document_with_its_tokens_per_second():
 def test_the_document_with_generate_validates_and_the_report_draws_its_plot(tmp_path):
     jsonschema = pytest.importorskip("jsonschema")
     image = pytest.importorskip("matplotlib.image")
-    with open(os.path.join(ROOT, "docs", "benchmark.schema.json")) as handle:
-        schema = json.load(handle)
+    schema = benchmark_schema()
     doc = json.loads(json.dumps(document_with_generate()))
     jsonschema.validate(doc, schema)
     broken = copy.deepcopy(doc)
     broken["suites"]["generate"]["results"][0]["unit"] = "tok/s"
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(broken, schema)
-    images, page, markdown = write_report(str(tmp_path), doc, [])
+    images, page, markdown = benchmark_pages(str(tmp_path), doc, [])
     assert ("generate.png", "Tokens per second per model and node count") in images
     pixels = image.imread(str(tmp_path / "generate.png"))
     assert pixels.shape[0] > 100 and pixels.shape[1] > 100 and pixels.std() > 0.01
@@ -121,16 +122,16 @@ def test_the_document_with_generate_validates_and_the_report_draws_its_plot(tmp_
 
 
 def test_the_history_plot_follows_each_models_generation_speed(tmp_path):
-    from ansible_collections.macops.cluster.plugins.plugin_utils import _bench_render
+    from ansible_collections.macops.cluster.plugins.plugin_utils import _bench_plots
     from ansible_collections.macops.cluster.plugins.plugin_utils._bench_results import history_entry
 
     first = document_with_generate()
     later = json.loads(json.dumps(first))
     later["run"].update(id="20261202T120000Z", finished="2026-12-02T12:00:00Z")
     history = [history_entry(first), history_entry(later)]
-    assert _bench_render._subjects(history, "tokens/s", "generation_tps ") == [
+    assert _bench_plots._subjects(history, "tokens/s", "generation_tps ") == [
         "generation_tps tiny-qwen2 1 nodes", "generation_tps tiny-qwen2 4 nodes"]
-    assert _bench_render._subjects(history, "Gbit/s") == []
-    images, _page, _markdown = write_report(str(tmp_path), first, history)
+    assert _bench_plots._subjects(history, "Gbit/s") == []
+    images = _bench_plots.draw_plots(str(tmp_path), first, history)
     assert "history.png" in [name for name, _caption in images]
     assert (tmp_path / "history.png").stat().st_size > 5000

@@ -1,6 +1,7 @@
 """The hpl suite: N sized from the smallest node's memory, the grid over every rank, HPL.dat as xhpl
 reads it, and xhpl's report parsed from real captures (Debian's hpcc, see the fixtures' README)."""
 import pytest
+from report_schema import benchmark_schema
 from fixture_files import read_fixture
 
 from ansible_collections.macops.cluster.plugins.plugin_utils._bench_hpl import (
@@ -85,12 +86,11 @@ def test_the_suite_in_the_document_valid_against_the_schema_and_in_the_report():
 
     jsonschema = pytest.importorskip("jsonschema")
     from ansible_collections.macops.cluster.plugins.plugin_utils._bench_plan import links_plan
-    from ansible_collections.macops.cluster.plugins.plugin_utils._bench_render import render_html, render_markdown
+    from benchmark_pages import benchmark_pages
     from ansible_collections.macops.cluster.plugins.plugin_utils._bench_results import build_document
 
     root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
-    with open(os.path.join(root, "docs", "benchmark.schema.json")) as handle:
-        schema = json.load(handle)
+    schema = benchmark_schema()
     plan = dict(hpl_plan(["mac1"], {"mac1": {"memory_bytes": GIB, "cores_performance": 2}}, n=2000, nb=128))
     plan["hpl_dat"] = hpl_dat(plan)
     run = {"id": "20261201T120000Z", "finished": "2026-12-01T12:00:00Z", "playbook": "benchmark.yml", "suites": ["hpl"]}
@@ -99,7 +99,8 @@ def test_the_suite_in_the_document_valid_against_the_schema_and_in_the_report():
     jsonschema.validate(json.loads(json.dumps(doc)), schema)
     assert [m["value"] for m in doc["measurements"]] == [7.648, 8.217] and doc["problems"] == []
     assert doc["suites"]["hpl"]["plan"]["hpl_dat"].startswith("HPLinpack benchmark input file")
-    assert "<h2>HPL</h2>" in render_html(doc, []) and "| 2000 | 128 | 1 x 2 |" in render_markdown(doc, [])
+    _images, page, markdown = benchmark_pages(None, doc, [])
+    assert "<h3>HPL</h3>" in page and "| 2000 | 128 | 1 x 2 |" in markdown
     skipped = build_document(run, ["mac1"], links_plan({}, ["mac1"], 1), [], {}, {}, 15.0, {}, {}, "tb5",
                              hpl={"skipped": "/opt/macops/hpl/bin/xhpl not on mac1", "settings": plan})
     jsonschema.validate(json.loads(json.dumps(skipped)), schema)

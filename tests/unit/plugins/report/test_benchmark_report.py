@@ -1,14 +1,16 @@
 """The benchmark's results document: medians per cable and direction judged against the expected
 cable's baseline, the probable cause from the node facts, failures as errors, check mode judging
-nothing; the document valid against docs/benchmark.schema.json; the report's plots real PNGs."""
+nothing; the document valid against docs/report.schema.json ($defs/benchmark_results); the report's plots real PNGs."""
 import copy
 import json
 import os
 
 import pytest
+from report_schema import benchmark_schema
+
+from benchmark_pages import benchmark_pages
 
 from ansible_collections.macops.cluster.plugins.plugin_utils._bench_plan import links_plan
-from ansible_collections.macops.cluster.plugins.plugin_utils._bench_render import write_report
 from ansible_collections.macops.cluster.plugins.plugin_utils._bench_results import (
     build_document,
     history_entry,
@@ -131,8 +133,7 @@ def test_check_mode_tests_without_results_judge_nothing():
 
 def test_the_document_validates_against_the_shipped_schema():
     jsonschema = pytest.importorskip("jsonschema")
-    with open(os.path.join(ROOT, "docs", "benchmark.schema.json")) as handle:
-        schema = json.load(handle)
+    schema = benchmark_schema()
     doc = json.loads(json.dumps(document(TESTS)))
     jsonschema.validate(doc, schema)
     broken = copy.deepcopy(doc)
@@ -147,14 +148,15 @@ def test_the_report_draws_real_plots_and_links_them(tmp_path):
     later = json.loads(json.dumps(doc))
     later["run"].update(id="20261201T130000Z", finished="2026-12-01T13:00:00Z")
     history = [history_entry(doc), history_entry(later)]
-    images, page, markdown = write_report(str(tmp_path), doc, history)
+    images, page, markdown = benchmark_pages(str(tmp_path), doc, history)
     assert [name for name, _ in images] == ["links.png", "history.png"]
     for name, _caption in images:
         pixels = image.imread(str(tmp_path / name))
         assert pixels.shape[0] > 200 and pixels.shape[1] > 400 and pixels[..., :3].std() > 0.05
-    assert "<img src='links.png'" in page and "<img src='history.png'" in page and page.count("LOW: tb4_cable") == 2
+    assert '<img src="links.png"' in page and '<img src="history.png"' in page and page.count("LOW: tb4_cable") == 2
+    assert 'href="benchmark.json"' in page and 'href="history.jsonl"' in page
     assert "![Bandwidth per cable and direction](links.png)" in markdown
-    first_only = write_report(str(tmp_path), doc, history[:1])[0]
+    first_only = benchmark_pages(str(tmp_path), doc, history[:1])[0]
     assert [name for name, _ in first_only] == ["links.png"]
 
 

@@ -96,7 +96,7 @@ def test_role_check_mode_real_mode_and_idempotence(project):
     assert written == sorted(expected)
 
     report = json.loads((report_dir / "report.json").read_text())
-    assert report["schema_version"] == 2 and report["verdict"] == "failed"
+    assert report["schema_version"] == 3 and report["verdict"] == "failed"
     assert report["problem_codes"] == ["mlx_jaccl_unavailable", "rdma_disabled", "reboot_exo_unhealthy",
                                        "tb_link_tb4_speed"]
     assert all(is_problem(p) for p in report["problems"])

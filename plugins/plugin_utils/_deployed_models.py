@@ -1,9 +1,11 @@
 # -*- coding: utf-8 -*-
 # Copyright: macops.cluster contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The health report's models: what deploy-model.yml left on each node, gathered by site.yml's one node
-read (node_facts' models group reads each model directory's record, .macops-model.json, and checks
-its files by name and size), grouped by model, with a problem for each copy that would not load."""
+"""The report's deployed ML models (not the report model, _report_model.py): what deploy-model.yml left
+on each node, gathered by site.yml's one node read (node_facts' models group reads each model
+directory's record, .macops-model.json, and checks its files by name and size), grouped by model,
+with a problem for each copy that would not load. (module_utils/_model_deploy.deployed_models is the
+node side: it reads those records.)"""
 
 from __future__ import absolute_import, division, print_function
 
@@ -44,7 +46,7 @@ def _copy_problem(name, copy):
         ", ".join(lacking[:3]) + (", ..." if len(lacking) > 3 else "")), host=copy["host"])
 
 
-def deployed_models(report_nodes, names):
+def group_deployed_models(report_nodes, names):
     """([model], [problem]) from each node's `models` entry (None when the node was not read).
 
     model: {name, model_id, runtime, runtime_version, mode, copies, ranks, bytes, complete, nodes: [{host, rank,
