@@ -1,6 +1,5 @@
 """The generated Ansible inventory `inventories/lab/` and the controller's ssh files."""
 import os
-import re
 import secrets
 import shutil
 
@@ -67,6 +66,7 @@ all:
         ansible_become_password: "{{ lookup('ansible.builtin.file', '%(password)s') }}"
 """ % {"root": paths.root, "hosts": hosts, "user": lab["admin_user"], "key": paths.key,
        "known_hosts": paths.known_hosts, "password": paths.become_password})
+    tb4 = topology.tb4_rate(lab["link_rate"])
     with open(os.path.join(directory, "group_vars", "macs", "lab.yml"), "w") as handle:
         handle.write("""\
 ---
@@ -111,16 +111,8 @@ benchmark_exo_model: tiny-qwen2
 """ % {"index": layout.PACKAGE_INDEX_URL.replace("://", "://maclab:%s@" % secrets.token_urlsafe(12), 1),
        "controller": layout.CONTROLLER_IP, "mlx": MLX_PACKAGE_SPEC, "model": testmodel.LAB_MODEL_PATH,
        "pool": layout.TB_ADDRESS_POOL, "exo": exo_dist.pinned_version(),
-       "tb5_rate": lab["link_rate"], "tb5_gbps": rate_gbps(lab["link_rate"]),
-       "tb4_rate": topology.tb4_rate(lab["link_rate"]), "tb4_gbps": rate_gbps(topology.tb4_rate(lab["link_rate"]))})
-
-
-def rate_gbps(rate):
-    """A tc rate such as 4gbit or 500mbit, in Gbit/s."""
-    match = re.match(r"^(\d+(?:\.\d+)?)(gbit|mbit|kbit)$", str(rate).strip().lower())
-    if match is None:
-        raise ValueError("not a tc rate in gbit, mbit or kbit: %r" % (rate,))
-    return round(float(match.group(1)) * {"gbit": 1.0, "mbit": 1e-3, "kbit": 1e-6}[match.group(2)], 6)
+       "tb5_rate": lab["link_rate"], "tb5_gbps": topology.rate_gbps(lab["link_rate"]),
+       "tb4_rate": tb4, "tb4_gbps": topology.rate_gbps(tb4)})
 
 
 def remove_inventory(directory=INVENTORY_DIR):

@@ -19,13 +19,21 @@ DEFAULT_TB5_RATE = "4gbit"
 TB4_SHARE = 4
 
 
+def rate_gbps(rate):
+    """A tc rate such as 4gbit or 500mbit, in Gbit/s."""
+    match = re.match(r"^(\d+(?:\.\d+)?)(gbit|mbit|kbit)$", str(rate).strip().lower())
+    if match is None:
+        raise ValueError("not a tc rate in gbit, mbit or kbit: %r" % (rate,))
+    return round(float(match.group(1)) * {"gbit": 1.0, "mbit": 1e-3, "kbit": 1e-6}[match.group(2)], 6)
+
+
 def tb4_rate(link_rate):
     """The TB4 cables' tc rate for a lab whose TB5 cables run at `link_rate` (e.g. 4gbit -> 1gbit)."""
-    match = re.match(r"^(\d+(?:\.\d+)?)(gbit|mbit)$", str(link_rate).strip().lower())
-    if match is None:
-        raise ValueError("not a tc rate in gbit or mbit: %r" % (link_rate,))
-    mbit = float(match.group(1)) * (1000 if match.group(2) == "gbit" else 1) / TB4_SHARE
-    return "%dgbit" % (mbit // 1000) if mbit % 1000 == 0 else "%dmbit" % mbit
+    kbit = int(round(rate_gbps(link_rate) * 1e6 / TB4_SHARE))
+    for unit, size in (("gbit", 10 ** 6), ("mbit", 10 ** 3)):
+        if kbit % size == 0:
+            return "%d%s" % (kbit // size, unit)
+    return "%dkbit" % kbit
 
 
 DEFAULT_TB4_RATE = tb4_rate(DEFAULT_TB5_RATE)
