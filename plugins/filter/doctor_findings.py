@@ -44,8 +44,9 @@ options:
     description:
       - The limits (C(min_macos), C(require_same_build), C(min_memory_gb), C(min_free_disk_gb),
         C(filevault_allowed)), C(rdma_required), C(exo_expected) (exo missing is a problem), C(plan_file),
-        C(pins), C(firewall), C(mlx_smoke), C(mlx_smoke_host), C(timeout) (the sweep's, for the message) and
-        C(swept_at).
+        C(pins), C(firewall) (C(plist), the firewall role's LaunchDaemon, and C(pf_by_host), every node mapped to
+        its own M(macops.cluster.pf_status) result, or null when the check is off), C(mlx_smoke), C(mlx_smoke_host),
+        C(timeout) (the sweep's, for the message) and C(swept_at).
     type: dict
     default: {}
 """

@@ -315,9 +315,11 @@ def _software(host, sweep, settings):
 
 
 def _firewall(host, node, settings):
-    """pf on with the cluster's anchor, where the firewall role installed its LaunchDaemon."""
+    """pf on with the cluster's anchor, where the firewall role installed its LaunchDaemon. ``pf_by_host``
+    maps every node to its own read (pf_status registered on each node); None: the check is off."""
     wanted = settings.get("firewall") or {}
-    pf = wanted.get("pf")
+    reads = wanted.get("pf_by_host")
+    pf = reads.get(host) if isinstance(reads, dict) else None
     entry = (node.get("files") or {}).get(wanted.get("plist")) or {}
     if not isinstance(pf, dict) or pf.get("skipped") or not entry.get("exists"):
         return []

@@ -85,10 +85,12 @@ def node_entry(host, host_vars, play_hosts):
     rdma = next((found for found in (rdma, doctor.get("rdma"), reboot.get("rdma")) if found is not None), None)
     gpu = next((found for found in (gpu, doctor.get("gpu"), _reboot_gpu(reboot)) if found is not None), None)
     exo = exo or doctor.get("exo") or {}
-    software = {"python": python_env.get("version"), "mlx": mlx.get("mlx"), "mlx_lm": mlx.get("mlx_lm"),
-                "exo": exo.get("version")}
-    if not any(software.values()) and isinstance(doctor.get("software"), Mapping):
-        software = dict(doctor["software"])  # the versions the sweep read (the report judges them across nodes)
+    # The roles' versions where this run set them up, else those the doctor's sweep read (its exo read
+    # fills exo above, so each version falls back on its own): the report judges them across nodes.
+    swept = doctor.get("software") if isinstance(doctor.get("software"), Mapping) else {}
+    software = dict((key, found if found is not None else swept.get(key)) for key, found in (
+        ("python", python_env.get("version")), ("mlx", mlx.get("mlx")), ("mlx_lm", mlx.get("mlx_lm")),
+        ("exo", exo.get("version"))))
     smoke = mlx.get("smoke")
     if "smoke" in mlx:
         checks.append({"name": SMOKE_CHECK_NAME, "ok": (smoke or {}).get("ok"),

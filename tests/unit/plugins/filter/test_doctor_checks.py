@@ -324,17 +324,33 @@ def test_pf_must_be_on_with_the_clusters_rules_where_the_firewall_role_put_its_d
     sweep = healthy_sweep()
     sweep["files"] = {PF_PLIST: {"exists": True}}
     firewall = {"plist": PF_PLIST}
-    on = judge(sweep, firewall=dict(firewall, pf=pf_read()))
+
+    def pf(read):
+        return dict(firewall, pf_by_host={"mac1": read})
+
+    on = judge(sweep, firewall=pf(pf_read()))
     assert on["problems"] == [] and [c["detail"] for c in on["checks"] if c["name"] == "firewall"] == [
         "pf enabled, 1 rules in anchor macops"]
-    assert codes(judge(sweep, firewall=dict(firewall, pf=pf_read(enabled=False)))) == [("firewall_pf_disabled", "mac1", None)]
-    assert codes(judge(sweep, firewall=dict(firewall, pf=pf_read(rules=())))) == [("firewall_rules_missing", "mac1", None)]
-    refused = judge(sweep, firewall=dict(firewall, pf={"failed": True, "msg": "sudo: a password is required"}))
+    assert codes(judge(sweep, firewall=pf(pf_read(enabled=False)))) == [("firewall_pf_disabled", "mac1", None)]
+    assert codes(judge(sweep, firewall=pf(pf_read(rules=())))) == [("firewall_rules_missing", "mac1", None)]
+    refused = judge(sweep, firewall=pf({"failed": True, "msg": "sudo: a password is required"}))
     assert codes(refused) == [("check_failed", "mac1", None)] and "password" in refused["problems"][0]["message"]
     # No firewall role on the node (its own firewall, or firewall_state absent), or the check off: nothing to judge.
     sweep["files"] = {PF_PLIST: {"exists": False}}
-    assert judge(sweep, firewall=dict(firewall, pf=pf_read(enabled=False)))["problems"] == []
-    assert "firewall" not in [c["name"] for c in judge(sweep, firewall=dict(firewall, pf=None))["checks"]]
+    assert judge(sweep, firewall=pf(pf_read(enabled=False)))["problems"] == []
+    assert "firewall" not in [c["name"] for c in judge(sweep, firewall=dict(firewall, pf_by_host=None))["checks"]]
+
+
+def test_each_node_is_judged_on_its_own_pf_read():
+    """pf off on mac1 alone is mac1's finding: every node's firewall check reads that node's pf."""
+    sweeps = {}
+    for host in ("mac1", "mac2", "mac3", "mac4"):
+        sweeps[host] = healthy_sweep()
+        sweeps[host]["files"] = {PF_PLIST: {"exists": True}}
+    reads = dict((host, pf_read(enabled=host != "mac1")) for host in sweeps)
+    judged = judge_all(sweeps, firewall={"plist": PF_PLIST, "pf_by_host": reads})
+    assert [(h, [p["code"] for p in judged["nodes"][h]["problems"]]) for h in sorted(sweeps)] == [
+        ("mac1", ["firewall_pf_disabled"]), ("mac2", []), ("mac3", []), ("mac4", [])]
 
 
 def test_a_node_without_the_cluster_environment_is_one_finding():

@@ -50,6 +50,19 @@ def test_a_node_entry_maps_each_published_result():
         "models": [DEPLOYED]}}
 
 
+def test_a_swept_node_shows_every_version_the_sweep_read():
+    """doctor.yml publishes no role result: its exo read gives exo's version and the sweep's software
+    the rest, each on its own (exo's read alone must not hide the MLX versions the report compares)."""
+    swept = {"python": "3.12.8", "mlx": "0.32.3", "mlx_lm": "0.31.0", "exo": "1.0.71"}
+    host_vars = {"ansible_facts": {"macops_mac": MAC},
+                 "macops_doctor": {"reachable": True, "exo": {"version": "1.0.71", "running": True},
+                                   "software": swept, "checks": []}}
+    assert nodes_from_hostvars(["mac1"], {"mac1": host_vars}, ["mac1"])["mac1"]["software"] == swept
+    # A role's result, where the run set it up, wins over the sweep's read.
+    host_vars["macops_mlx"] = {"mlx": "0.32.4", "mlx_lm": "0.31.0"}
+    assert nodes_from_hostvars(["mac1"], {"mac1": host_vars}, ["mac1"])["mac1"]["software"]["mlx"] == "0.32.4"
+
+
 def test_a_node_that_published_nothing_is_not_checked_and_unreachable():
     nodes = nodes_from_hostvars(["mac1", "mac2"], {"mac1": {}, "mac2": {"ansible_host": "198.18.0.2"}}, ["mac1"])
     assert nodes["mac2"] == {"reachable": False, "mac": None, "rdma": None,
