@@ -70,7 +70,7 @@ def sees_enough(api_ok, nodes_seen, nodes_expected, require_all_nodes):
     return bool(api_ok) and (not require_all_nodes or nodes_seen >= nodes_expected)
 
 
-def problem(health, require_all_nodes):
+def is_unhealthy(health, require_all_nodes):
     """True when exo is unhealthy: not running, API silent, or (when required) nodes missing."""
     return not (health["running"] and sees_enough(health["api_ok"], health["nodes_seen"],
                                                   health["nodes_expected"], require_all_nodes))
@@ -126,7 +126,7 @@ def node_verdict(options, settings, health):
                     options["host"], options["plist"])}
     exo = dict(health, installed=True, label=settings["label"], api_port=settings["api_port"],
                log_file=settings["log_file"])
-    exo["healthy"] = not problem(exo, options["require_all_nodes"])
+    exo["healthy"] = not is_unhealthy(exo, options["require_all_nodes"])
     exo["message"] = "" if exo["healthy"] else failure_message(
         options["host"], settings["api_port"], settings["log_file"] or "exo's log", exo)
     return exo

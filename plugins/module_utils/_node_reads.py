@@ -29,7 +29,8 @@ from ansible_collections.macops.cluster.plugins.module_utils._system_profiler im
     THUNDERBOLT,
     parse_json,
 )
-from ansible_collections.macops.cluster.plugins.module_utils._tb_config_check import applied_settings, drift_problems
+from ansible_collections.macops.cluster.plugins.module_utils._tb_config_check import (
+    applied_settings, plan_difference_problems)
 from ansible_collections.macops.cluster.plugins.module_utils._plan_error import PlanError
 from ansible_collections.macops.cluster.plugins.module_utils._tb_link_plan import plan_file_links
 from ansible_collections.macops.cluster.plugins.module_utils._tb_network import plan as network_plan
@@ -307,7 +308,7 @@ def read_network(module, reads, wanted, daemon_loaded):
         module.fail_json(msg="network: %s" % exc)
     host = module.params["network"]["host"]
     return {"plan_found": True, "differences": planned["differences"],
-            "problems": drift_problems(host, planned["differences"], daemon_loaded)}
+            "problems": plan_difference_problems(host, planned["differences"], daemon_loaded)}
 
 
 def read_settings(module, reads):

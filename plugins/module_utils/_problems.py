@@ -160,7 +160,7 @@ REGISTRY = {
         ERROR, "topology",
         "Rank 0 of a JACCL hostfile has no management address, and JACCL uses it as the coordinator.",
         "Give the host an IPv4 ansible_host (its control_ip)."),
-    # MLX: the mlx role's published result (roles/mlx/tasks/apply.yml).
+    # MLX: the mlx role's published result (roles/mlx/tasks/main.yml).
     "mlx_smoke_failed": _code(
         ERROR, "mlx",
         "The node's rank of the MLX all_sum smoke test over the Thunderbolt ring gave no right result.",

@@ -70,8 +70,10 @@ def _bridge_text(differences):
     return "; ".join(parts)
 
 
-def drift_problems(host, differences, daemon_loaded):
-    """One problem per kind of difference the planner found (``_tb_network.plan``'s ``differences``);
+def plan_difference_problems(host, differences, daemon_loaded):
+    """One problem per kind of difference between the node and its applied plan, as the planner found
+    them (``_tb_network.plan``'s ``differences``; read-only, nothing is put back: what tb_network put
+    back on a run is ``_tb_link_problems.repaired_drift_problems``);
     ``daemon_loaded``: whether exo's address-resetting daemon is loaded (it is the likely cause of a
     reset address, and the fix names it)."""
     problems = []

@@ -53,9 +53,12 @@ EXO_DAEMON_FIX = ("exo's LaunchDaemon io.exo.networksetup (%s) resets Thunderbol
                   "and `sudo launchctl disable system/io.exo.networksetup`, then run this role again.")
 
 
-def drift_problems(host, applied, daemons, daemons_loaded):
-    """What tb_network found changed since its last run (only when it ran before: ``applied``'s
-    state_found) and a loaded address-resetting daemon: warnings, each for ``host``."""
+def repaired_drift_problems(host, applied, daemons, daemons_loaded):
+    """What tb_network found changed since its last run and has just put back (only when it ran
+    before: ``applied``'s state_found): the Thunderbolt Bridge back, a service that lost its address;
+    and a loaded address-resetting daemon, their likely cause. Warnings, each for ``host``. The
+    read-only check of the same drift, where nothing is put back, is
+    ``_tb_config_check.plan_difference_problems``."""
     problems = []
     name = host or "this node"
     daemon_fix = EXO_DAEMON_FIX % ", ".join(daemons) if daemons else None

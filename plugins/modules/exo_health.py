@@ -111,7 +111,7 @@ nodes_expected:
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.macops.cluster.plugins.module_utils import _module_commands as commands
-from ansible_collections.macops.cluster.plugins.module_utils._exo_health import failure_message, problem
+from ansible_collections.macops.cluster.plugins.module_utils._exo_health import failure_message, is_unhealthy
 from ansible_collections.macops.cluster.plugins.module_utils._exo_probe import read_health
 
 
@@ -136,7 +136,7 @@ def main():
         commands.require_command(module, "launchctl"), params["label"], params["api_port"],
         params["expected_nodes"], params["timeout"], params["require_all_nodes"], params["health_check"],
         params["python"], params["version"]))
-    if params["health_check"] and not module.check_mode and problem(result, params["require_all_nodes"]):
+    if params["health_check"] and not module.check_mode and is_unhealthy(result, params["require_all_nodes"]):
         module.fail_json(msg=failure_message(params["host"], params["api_port"], params["log_file"], result),
                          **result)
     module.exit_json(**result)

@@ -287,7 +287,7 @@ from ansible_collections.macops.cluster.plugins.module_utils._ifconfig import pa
 from ansible_collections.macops.cluster.plugins.module_utils._networksetup import parse_hardware_ports, parse_service_order
 from ansible_collections.macops.cluster.plugins.module_utils._plan_error import PlanError
 from ansible_collections.macops.cluster.plugins.module_utils._tb_link_probe import check_links
-from ansible_collections.macops.cluster.plugins.module_utils._tb_link_problems import drift_problems
+from ansible_collections.macops.cluster.plugins.module_utils._tb_link_problems import repaired_drift_problems
 from ansible_collections.macops.cluster.plugins.module_utils._tb_network import (
     DEFAULT_BRIDGE_DEVICE,
     plan,
@@ -503,7 +503,8 @@ def main():
         diff={"before": result["before"], "after": result["after"]},
     )
     links, link_problems = verify_links(module, state[0])
-    problems = drift_problems(module.params["host"], applied, daemons, applied["address_reset_daemons_loaded"])
+    problems = repaired_drift_problems(module.params["host"], applied, daemons,
+                                       applied["address_reset_daemons_loaded"])
     finish(module, dict(applied, links=links, problems=problems + link_problems))
 
 

@@ -137,7 +137,8 @@ def test_the_exo_roles_old_version_variable_points_to_the_cluster_wide_pin():
 
 def test_unknown_names_get_the_closest_known_name_and_published_facts_pass():
     problems = _inputs.unknown_variables(
-        ["macops_rdma_requried", "firewall_stat", "macops_topology", "unrelated_variable", "macops_exo_version"], SPECS)
+        ["macops_rdma_requried", "firewall_stat", "macops_topology", "unrelated_variable", "macops_exo_version",
+         "macops_inputs_checked"], SPECS)
     assert [(p["code"], p["details"]["variable"], p["details"]["did_you_mean"]) for p in problems] == [
         ("input_unknown_variable", "firewall_stat", "firewall_state"),
         ("input_unknown_variable", "macops_rdma_requried", "macops_rdma_required")]

@@ -13,7 +13,8 @@ from ansible_collections.macops.cluster.plugins.module_utils._networksetup impor
     parse_hardware_ports,
 )
 from ansible_collections.macops.cluster.plugins.module_utils._problems import PROBLEM_KEYS
-from ansible_collections.macops.cluster.plugins.module_utils._tb_config_check import applied_settings, drift_problems
+from ansible_collections.macops.cluster.plugins.module_utils._tb_config_check import (
+    applied_settings, plan_difference_problems)
 from ansible_collections.macops.cluster.plugins.module_utils._plan_error import PlanError
 from ansible_collections.macops.cluster.plugins.module_utils._tb_network import plan
 
@@ -80,17 +81,17 @@ def converged():
 
 def test_a_node_as_applied_has_no_difference_and_no_problem(tmp_path):
     assert drifted(tmp_path, converged(), {"Thunderbolt 2": MANUAL}) == []
-    assert drift_problems("mac1", [], False) == []
+    assert plan_difference_problems("mac1", [], False) == []
 
 
 def test_an_address_reset_to_dhcp_is_one_error_on_its_port_and_names_exos_daemon_when_loaded(tmp_path):
     differences = drifted(tmp_path, converged(), {"Thunderbolt 2": DHCP})
     assert [(d["kind"], d["device"]) for d in differences] == [("address", "en3")]
-    (found,) = drift_problems("mac1", differences, False)
+    (found,) = plan_difference_problems("mac1", differences, False)
     assert (found["code"], found["severity"], found["host"], found["port"]) == ("tb_address_differs", "error", "mac1", "en3")
     assert "dhcp" in found["message"] and "site.yml --tags thunderbolt_network" in found["fix"]
     assert set(found) == set(PROBLEM_KEYS)
-    (daemon,) = drift_problems("mac1", differences, True)
+    (daemon,) = plan_difference_problems("mac1", differences, True)
     assert "launchctl bootout system/io.exo.networksetup" in daemon["fix"]
 
 
@@ -99,7 +100,7 @@ def test_the_bridge_back_and_a_wrong_order_are_one_problem_each(tmp_path):
                 service(4, "Thunderbolt Bridge", "bridge0")]
     differences = drifted(tmp_path, services, {"Thunderbolt 2": MANUAL}, BRIDGE, ports=PORTS)
     assert set(d["kind"] for d in differences) == {"bridge", "order"}
-    problems = drift_problems("mac1", differences, False)
+    problems = plan_difference_problems("mac1", differences, False)
     assert [(p["code"], p["port"]) for p in problems] == [("tb_bridge_on", "bridge0"), ("tb_service_order", None)]
     assert "the live bridge holds en2, en3" in problems[0]["message"] and "removes the bridge" in problems[0]["fix"]
     assert problems[0]["message"].count("en3") == 1
@@ -108,6 +109,6 @@ def test_the_bridge_back_and_a_wrong_order_are_one_problem_each(tmp_path):
 def test_a_second_service_and_the_mtu_are_settings_drift(tmp_path):
     differences = [{"kind": "mtu", "device": "en3", "reason": "en3 has MTU 1500"},
                    {"kind": "duplicate", "device": "en3", "reason": "Spare is a second service on en3"}]
-    (found,) = drift_problems("mac1", differences, False)
+    (found,) = plan_difference_problems("mac1", differences, False)
     assert (found["code"], found["severity"], found["port"]) == ("tb_config_drift", "warning", "en3")
     assert "MTU 1500" in found["message"] and "Spare" in found["message"]

@@ -4,7 +4,7 @@ import pytest
 from module_harness import FakeMac, run_module
 
 from ansible_collections.macops.cluster.plugins.module_utils._exo_health import (
-    failure_message, installed_version, launchd_state, node_count)
+    failure_message, installed_version, is_unhealthy, launchd_state, node_count)
 from ansible_collections.macops.cluster.plugins.module_utils import _exo_probe
 from ansible_collections.macops.cluster.plugins.modules import exo_health
 
@@ -71,6 +71,14 @@ def test_installed_version_falls_back_to_the_declared_one():
     assert installed_version(0, "1.0.72\n", "1.0.71") == "1.0.72"
     assert installed_version(1, "", "1.0.71") == "1.0.71"
     assert installed_version(0, "  \n", "1.0.71") == "1.0.71"
+
+
+@pytest.mark.parametrize("running, api_ok, seen, require_all, unhealthy", [
+    (True, True, 4, True, False), (True, True, 2, False, False), (True, True, 2, True, True),
+    (False, True, 4, True, True), (True, False, 4, False, True)])
+def test_is_unhealthy_says_whether_exo_fails_its_check(running, api_ok, seen, require_all, unhealthy):
+    health = {"running": running, "api_ok": api_ok, "nodes_seen": seen, "nodes_expected": 4}
+    assert is_unhealthy(health, require_all) is unhealthy
 
 
 def test_failure_message_names_the_host_the_readings_and_what_to_check():
