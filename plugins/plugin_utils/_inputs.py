@@ -42,7 +42,7 @@ from ansible_collections.macops.cluster.plugins.plugin_utils import _input_rules
 PUBLISHED_FACTS = frozenset((
     "macops_preflight", "macops_topology", "macops_report", "macops_tb_network", "macops_rdma",
     "macops_mlx_backend", "macops_python_env", "macops_mlx", "macops_gpu",
-    "macops_exo", "macops_reboot", "macops_inputs_checked",
+    "macops_exo", "macops_reboot", "macops_inputs_checked", "macops_sudoers", "macops_doctor",
 ))
 
 _ALLOWED_BY_TYPE = {

@@ -142,3 +142,37 @@ def test_unknown_names_get_the_closest_known_name_and_published_facts_pass():
     assert [(p["code"], p["details"]["variable"], p["details"]["did_you_mean"]) for p in problems] == [
         ("input_unknown_variable", "firewall_stat", "firewall_state"),
         ("input_unknown_variable", "macops_rdma_requried", "macops_rdma_required")]
+
+
+def _published_by_roles():
+    """Every cluster-wide result a role publishes: set_fact keys and registered names with the
+    collection's prefix (macops_), which later plays and the report read."""
+    names = set()
+    for dirpath, _dirs, files in os.walk(ROLES):
+        for name in files:
+            if not name.endswith(".yml") or os.path.basename(dirpath) != "tasks":
+                continue
+            with open(os.path.join(dirpath, name)) as handle:
+                tasks = yaml.safe_load(handle) or []
+            stack = list(tasks)
+            while stack:
+                task = stack.pop()
+                if not isinstance(task, dict):
+                    continue
+                stack.extend(task.get("block") or [])
+                registered = task.get("register")
+                if isinstance(registered, str) and registered.startswith("macops_"):
+                    names.add(registered)
+                facts = task.get("ansible.builtin.set_fact") or {}
+                names.update(key for key in facts if isinstance(facts, dict) and key.startswith("macops_"))
+    return names
+
+
+def test_every_result_a_role_publishes_passes_the_unknown_variable_check():
+    """A later playbook in the same run (site.yml then doctor.yml in one AWX workflow) sees the first one's
+    published results as variables: none of them may be refused as unknown."""
+    published = _published_by_roles()
+    assert {"macops_doctor", "macops_sudoers", "macops_preflight"} <= published
+    assert _inputs.unknown_variables(sorted(published), SPECS) == []
+    # And the list of published facts is the roles' own: none missing from it.
+    assert sorted(published - _inputs.PUBLISHED_FACTS) == []
