@@ -39,23 +39,50 @@ finish() {
 }
 trap finish EXIT
 
-for stage in "${STAGES[@]}"; do
-  log="$JUNIT_DIR/$stage.log"
+# One stage, timed, its output in $JUNIT_DIR/<stage>.log (and on stdout, each line prefixed with
+# the stage's name when it runs beside another); 0 or its exit status.
+run_stage() {
+  local stage=$1 prefix=${2:-} log="$JUNIT_DIR/$1.log" started status seconds
   started=$(date +%s.%N)
   case $stage in
     e2e) MACLAB_KEEP_UP=1 make --no-print-directory e2e 2>&1 | tee "$log" ;;
     molecule) MACLAB_KEEP_UP=1 MOLECULE_REUSE_LAB=1 make --no-print-directory molecule 2>&1 | tee "$log" ;;
     lab-down) make --no-print-directory molecule-destroy 2>&1 | tee "$log" ;;
-    *) make --no-print-directory "$stage" 2>&1 | tee "$log" ;;
+    *) make --no-print-directory "$stage" 2>&1 | tee "$log" | sed -u "s/^/$prefix/" ;;
   esac
   status=${PIPESTATUS[0]}
   seconds=$(awk -v a="$started" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
-  printf '{"name": "%s", "seconds": %s, "status": %d}\n' "$stage" "$seconds" "$status" >> "$JUNIT_DIR/stages.jsonl"
+  printf '{"name": "%s", "seconds": %s, "status": %d, "started": %s, "ended": %s}\n' \
+    "$stage" "$seconds" "$status" "$started" "$(date +%s.%N)" >> "$JUNIT_DIR/stages.jsonl"
   [[ $PYTEST_STAGES == *" $stage "* ]] || stage_junit "$stage" "$seconds" "$status" "$log"
   if [ "$status" -ne 0 ]; then
     echo "test: stage $stage failed (rc $status)"
     # Whatever failed after the lab came up, leave no simulated Mac running.
     case $stage in e2e|molecule|bench-smoke) make --no-print-directory lab-down >/dev/null 2>&1 || true ;; esac
-    exit "$status"
   fi
+  return "$status"
+}
+
+# The checks that need no lab (lint, collection-checks, sanity) run one after another beside the
+# unit tests: each lane keeps one of the two cores busy (scripts/test_times.py shows each stage's
+# own wall time; the summary's "wall" line the run's). A stage given alone runs alone.
+CHECKS=" lint collection-checks sanity "
+lane_checks=() rest=()
+for stage in "${STAGES[@]}"; do
+  if [[ $CHECKS == *" $stage "* ]]; then lane_checks+=("$stage"); else rest+=("$stage"); fi
+done
+if [ ${#lane_checks[@]} -gt 0 ] && [[ " ${rest[*]} " == *" unit "* ]]; then
+  ( for stage in "${lane_checks[@]}"; do run_stage "$stage" "[$stage] " || exit $?; done ) &
+  checks=$!
+  run_stage unit "[unit] "; unit_status=$?
+  wait "$checks"; checks_status=$?
+  for s in "$checks_status" "$unit_status"; do [ "$s" -ne 0 ] && exit "$s"; done
+  others=()
+  for stage in "${rest[@]}"; do [ "$stage" = unit ] || others+=("$stage"); done
+  rest=("${others[@]}")
+else
+  rest=("${lane_checks[@]}" "${rest[@]}")
+fi
+for stage in "${rest[@]}"; do
+  run_stage "$stage" || exit $?
 done

@@ -4,8 +4,8 @@
     scripts/test_times.py summary [DIR]        the stages' wall times and test counts, the 20 slowest tests
     scripts/test_times.py compare OLD NEW      which tests got slower (or faster) between two runs
 
-summary reads DIR/stages.jsonl (one line per stage: name, seconds, exit status; written by
-scripts/test_stages.sh) and every DIR/*.xml. compare takes two JUnit files or two such
+summary reads DIR/stages.jsonl (one line per stage: name, seconds, exit status, start and end
+times; written by scripts/test_stages.sh) and every DIR/*.xml. compare takes two JUnit files or two such
 directories (each test keyed by its file and name) and lists the tests whose time changed most,
 the tests only one side ran, and the totals, so a slower CI run can be pinned on its tests.
 """
@@ -81,6 +81,9 @@ def summary(directory, out=None):
                                                     ran["passed"], ran["failed"], ran["skipped"]))
     if stages:
         out.write("%-20s %9.1f\n" % ("total", sum(s["seconds"] for s in stages)))
+        # Stages that ran side by side (the checks beside unit) overlap: the run's own wall time.
+        if all("started" in s and "ended" in s for s in stages):
+            out.write("%-20s %9.1f\n" % ("wall", max(s["ended"] for s in stages) - min(s["started"] for s in stages)))
     out.write("\n== the %d slowest tests\n" % SLOWEST)
     # A stage's own test case (its tools write no JUnit) is its wall time, shown above.
     ran = [t for t in tests if not t[1].startswith(STAGE_CLASS + "::")]

@@ -344,10 +344,10 @@ def sweep(request, doctor, converged, site):
         wait_until(exo_sees_the_cluster, 60, message="every exo seeing the cluster again")
 
 
-# In the order of SWEEPS: pytest keeps a module-scoped fixture only while consecutive tests share its
-# parameter (it does not regroup them here, "name" being function-scoped), so each sweep runs once.
+# Module-scoped parameters, in the order of SWEEPS: a function-scoped parametrization would set the
+# module-scoped sweep up again for every test (each fault its own doctor.yml run); so each sweep runs once.
 @pytest.mark.parametrize("sweep, name", [(sweep, name) for sweep, names in SWEEPS for name in names],
-                         indirect=["sweep"], ids=[name for _, names in SWEEPS for name in names])
+                         indirect=["sweep"], ids=[name for _, names in SWEEPS for name in names], scope="module")
 def test_each_lab_fault_is_found_on_its_host_with_the_fix(sweep, name):
     fault, expected, hosts = FAULT[name]
     proc, report = sweep["proc"], sweep["report"]

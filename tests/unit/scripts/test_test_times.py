@@ -82,3 +82,15 @@ def test_the_command_line_takes_a_directory_and_two_files(tmp_path, capsys):
     assert test_times.main(["summary", str(tmp_path)]) == 0
     with pytest.raises(SystemExit):
         test_times.main(["compare", old])
+
+
+def test_stages_that_ran_side_by_side_give_the_runs_own_wall_time(tmp_path):
+    # lint from 0 to 40 s beside unit from 0 to 60 s, then e2e from 60 to 100 s: 140 s of stages, 100 s of run.
+    write(tmp_path, "stages.jsonl", "\n".join(json.dumps(s) for s in [
+        {"name": "lint", "seconds": 40.0, "status": 0, "started": 1000.0, "ended": 1040.0},
+        {"name": "unit", "seconds": 60.0, "status": 0, "started": 1000.0, "ended": 1060.0},
+        {"name": "e2e", "seconds": 40.0, "status": 0, "started": 1060.0, "ended": 1100.0}]) + "\n")
+    out = io.StringIO()
+    test_times.summary(str(tmp_path), out)
+    lines = out.getvalue().splitlines()
+    assert [l.split()[:2] for l in lines if l.startswith(("total ", "wall "))] == [["total", "140.0"], ["wall", "100.0"]]
