@@ -39,6 +39,17 @@ def _role_defaults(roles):
     return defaults
 
 
+def _templated(raw):
+    """Whether a raw default holds a Jinja template anywhere in it."""
+    if isinstance(raw, str):
+        return "{{" in raw or "{%" in raw
+    if isinstance(raw, dict):
+        return any(_templated(key) or _templated(value) for key, value in raw.items())
+    if isinstance(raw, (list, tuple)):
+        return any(_templated(item) for item in raw)
+    return False
+
+
 class ActionModule(ActionBase):
     TRANSFERS_FILES = False
     _requires_connection = False
@@ -69,11 +80,16 @@ class ActionModule(ActionBase):
             raise AnsibleActionFail("validate_inputs: %s" % exc)
         defaults = _role_defaults(specs)
 
+        # Each variable as the play sets it, else its role's plain default (one with no template: those
+        # need the role's own vars or facts, and are no user input): a play that checks the roles up front
+        # (site.yml's first task, preflight's validate_inventory) runs before those roles bring their
+        # defaults, and a rule may hang on one (firewall's networks are checked where firewall_state is present).
         values = {}
         for name in options:
-            if name in task_vars:
+            if name in task_vars or (name in defaults and not _templated(defaults[name])):
+                raw = task_vars[name] if name in task_vars else defaults[name]
                 try:
-                    value = self._value(task_vars[name], defaults.get(name, _MISSING))
+                    value = self._value(raw, defaults.get(name, _MISSING))
                 except AnsibleError as exc:
                     raise AnsibleActionFail("validate_inputs: %s cannot be templated: %s" % (name, exc))
                 if value is not _MISSING:

@@ -8,7 +8,7 @@ import time
 import pytest
 
 import labtools
-from labtools import INVENTORY, REPO, VENV_BIN, ansible_env, maclab, read_json
+from labtools import BOOT_SECONDS, INVENTORY, REPO, VENV_BIN, ansible_env, maclab, read_json
 
 SITE = os.path.join(REPO, "site.yml")
 
@@ -125,11 +125,6 @@ def site(lab, tmp_path_factory):
     run.workdir = tmp_dir
     return run
 
-
-# A simulated boot's length on the suites' labs: shorter than `maclab up`'s 5 s, as no end-to-end test
-# measures how long a boot takes (benchmarks/reboot does, with its own --boot-seconds); a test that
-# needs a longer boot sets it with the slow-boot fault.
-BOOT_SECONDS = "2"
 
 # The TB5 cables' shaped rate on the converged lab: a quarter of the lab's default, so that iperf3
 # reaches it on two cores while the other end-to-end stream runs beside (benchmark.yml's links suite

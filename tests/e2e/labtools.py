@@ -128,6 +128,12 @@ def log_lines(host, name):
         return [json.loads(line) if name.endswith(("shim.log", "exec.log", "read.log")) else line for line in handle]
 
 
+# A simulated boot's length on the suites' labs (conftest's `maclab up`): shorter than the lab's 5 s, as
+# no end-to-end test measures how long a boot takes (benchmarks/reboot does, with its own
+# --boot-seconds); a test that needs a longer boot sets it with the slow-boot fault.
+BOOT_SECONDS = "2"
+
+
 def ansible_env(tmp_dir):
     cfg = os.path.join(tmp_dir, "ansible.cfg")
     with open(cfg, "w") as handle:

@@ -4,7 +4,7 @@ import os
 import stat
 import subprocess
 
-from labtools import HOSTS, INVENTORY, LAB_INVENTORY_VARS, REPO, ROOT, in_netns, maclab, read_json, ssh
+from labtools import BOOT_SECONDS, HOSTS, INVENTORY, LAB_INVENTORY_VARS, REPO, ROOT, in_netns, maclab, read_json, ssh
 from macsim import exo_dist, layout, wheelhouse
 
 
@@ -151,7 +151,8 @@ def test_package_index_serves_the_wheelhouse(lab):
 
 def test_up_again_is_a_no_op(lab):
     before = {h: open(os.path.join(ROOT, "supervisor-%s.pid" % h)).read() for h in HOSTS}
-    proc = maclab("up")
+    # The options the session's lab came up with (conftest): the same lab is already up.
+    proc = maclab("up", "--ssh-timeout", "30", "--boot-seconds", BOOT_SECONDS)
     assert "already up" in proc.stdout
     after = {h: open(os.path.join(ROOT, "supervisor-%s.pid" % h)).read() for h in HOSTS}
     assert before == after
