@@ -39,10 +39,11 @@ def test_negative_minutes_fail_before_pmset_runs(lab):
     calls = dict((host, len(log_lines(host, "shim.log"))) for host in HOSTS)
     proc = run_playbook(CONVERGE, *(WITHOUT_FIREWALL + ("--tags", "power", "-e", '{"power_sleep_minutes": -5}')))
     assert proc.returncode != 0
-    # Only the wrong variable is named.
+    # Only the wrong variable is refused (the result's `checked` lists the others, defaults included).
     message = " ".join(proc.stdout.split())
     assert "power_sleep_minutes = -5 is refused: it must be 0 or more (0 means never)." in message
-    assert "power_display_sleep_minutes" not in message
+    assert "power_display_sleep_minutes =" not in message and "power_disk_sleep_minutes =" not in message
+    assert message.count(" is refused: ") == message.count("power_sleep_minutes = -5 is refused: "), message
     for host in HOSTS:
         new = log_lines(host, "shim.log")[calls[host]:]
         assert not [e for e in new if e["argv"][0].endswith("pmset")], new
