@@ -42,7 +42,7 @@ trap finish EXIT
 # One stage, timed, its output in $JUNIT_DIR/<stage>.log (and on stdout, each line prefixed with
 # the stage's name when it runs beside another); 0 or its exit status.
 run_stage() {
-  local stage=$1 prefix=${2:-} log="$JUNIT_DIR/$1.log" started status seconds
+  local stage=$1 prefix=${2:-} log="$JUNIT_DIR/$1.log" started ended status seconds
   started=$(date +%s.%N)
   case $stage in
     e2e) MACLAB_KEEP_UP=1 make --no-print-directory e2e 2>&1 | tee "$log" ;;
@@ -51,9 +51,10 @@ run_stage() {
     *) make --no-print-directory "$stage" 2>&1 | tee "$log" | sed -u "s/^/$prefix/" ;;
   esac
   status=${PIPESTATUS[0]}
-  seconds=$(awk -v a="$started" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+  ended=$(date +%s.%N)
+  seconds=$(awk -v a="$started" -v b="$ended" 'BEGIN { printf "%.1f", b - a }')
   printf '{"name": "%s", "seconds": %s, "status": %d, "started": %s, "ended": %s}\n' \
-    "$stage" "$seconds" "$status" "$started" "$(date +%s.%N)" >> "$JUNIT_DIR/stages.jsonl"
+    "$stage" "$seconds" "$status" "$started" "$ended" >> "$JUNIT_DIR/stages.jsonl"
   [[ $PYTEST_STAGES == *" $stage "* ]] || stage_junit "$stage" "$seconds" "$status" "$log"
   if [ "$status" -ne 0 ]; then
     echo "test: stage $stage failed (rc $status)"
