@@ -17,6 +17,8 @@ import sys
 import xml.etree.ElementTree as ET
 
 SLOWEST = 20
+# Lines of each failure's text the summary ends with: CI shows a run's tail, so why it failed is there.
+FAILURE_LINES = 12
 # The class of the one test case scripts/test_stages.sh writes for a stage whose tools write no JUnit.
 STAGE_CLASS = "make"
 
@@ -48,6 +50,22 @@ def read_tests(path):
     for name in paths:
         tests.extend(read_junit(name))
     return tests
+
+
+def read_failures(path):
+    """[(stage, test id, text)] of every failed test in a JUnit file or directory: the failure's message
+    and the last FAILURE_LINES lines of its text (a stage's own case carries its log's tail)."""
+    paths = sorted(glob.glob(os.path.join(path, "*.xml"))) if os.path.isdir(path) else [path]
+    found = []
+    for name in paths:
+        stage = os.path.basename(name).split(".")[0]
+        for case in ET.parse(name).getroot().iter("testcase"):
+            for child in case:
+                if child.tag in ("failure", "error"):
+                    lines = (child.text or "").rstrip().splitlines()[-FAILURE_LINES:]
+                    text = "\n".join([child.get("message") or child.tag] + lines)
+                    found.append((stage, "%s::%s" % (case.get("classname", ""), case.get("name", "")), text))
+    return found
 
 
 def read_stages(directory):
@@ -89,6 +107,12 @@ def summary(directory, out=None):
     ran = [t for t in tests if not t[1].startswith(STAGE_CLASS + "::")]
     for stage, test_id, seconds, outcome in sorted(ran, key=lambda t: -t[2])[:SLOWEST]:
         out.write("%8.1f s  %-6s %s%s\n" % (seconds, stage, test_id, "" if outcome == "passed" else "  (%s)" % outcome))
+    failures = read_failures(directory)
+    failed_stages = [s["name"] for s in stages if s["status"] != 0]
+    if failures or failed_stages:
+        out.write("\n== what failed: %d tests; stages %s\n" % (len(failures), ", ".join(failed_stages) or "none"))
+        for stage, test_id, text in failures:
+            out.write("-- %s %s\n    %s\n" % (stage, test_id, text.replace("\n", "\n    ")))
     return stages, tests
 
 

@@ -41,9 +41,14 @@ def stop_command(launchctl, labels, timeout):
     wait for the job to exit), each bounded by a watchdog that ends the launchctl client after
     `timeout` seconds (macOS has no timeout(1)), and prints `macops-stop LABEL STATUS` per label."""
     # The watchdog waits on its sleep so that the TERM it gets when the job ended first ends the
-    # sleep too: nothing of the stop is left running on the node.
+    # sleep too: nothing of the stop is left running on the node. Its trap reads $!, which names the
+    # sleep as soon as it is started (a TERM between starting it and saving its pid in a variable
+    # left it running); before that $! is still the job's, inherited from the loop, and is spared.
+    # The sleep gets KILL and is waited for: a TERM that reaches it between fork and exec is lost
+    # (the shell's inherited trap takes it), and the stop would wait out the whole timeout.
     return ("for label in %s; do %s bootout \"system/$label\" >/dev/null 2>&1 & job=$!; "
-            "( trap 'kill \"$timer\"; exit 0' TERM; sleep %d & timer=$!; wait \"$timer\"; kill \"$job\" ) "
+            "( trap '[ \"$!\" = \"$job\" ] || { kill -s KILL \"$!\"; wait \"$!\"; }; exit 0' TERM; "
+            "sleep %d & wait \"$!\"; kill \"$job\" ) "
             ">/dev/null 2>&1 & watchdog=$!; "
             "wait \"$job\"; status=$?; kill \"$watchdog\" >/dev/null 2>&1; wait \"$watchdog\"; "
             "echo \"%s $label $status\"; done" % (

@@ -94,3 +94,28 @@ def test_stages_that_ran_side_by_side_give_the_runs_own_wall_time(tmp_path):
     test_times.summary(str(tmp_path), out)
     lines = out.getvalue().splitlines()
     assert [l.split()[:2] for l in lines if l.startswith(("total ", "wall "))] == [["total", "140.0"], ["wall", "100.0"]]
+
+
+def test_the_summary_ends_with_what_failed_and_the_tail_of_why(tmp_path):
+    # CI shows the run's last lines: the failed test, and a failed stage's log tail, come last.
+    log = "\n".join("line %d" % n for n in range(40)) + "\nERROR: sanity: 1 failed"
+    write(tmp_path, "e2e.xml", PYTEST_JUNIT)
+    write(tmp_path, "sanity.xml", '<testsuite name="sanity" tests="1" failures="1"><testcase classname="make" '
+          'name="sanity" time="9.0"><failure message="make sanity exited 2">%s</failure></testcase></testsuite>' % log)
+    write(tmp_path, "stages.jsonl", "\n".join(json.dumps(s) for s in [
+        {"name": "sanity", "seconds": 9.0, "status": 2}, {"name": "e2e", "seconds": 75.0, "status": 1}]) + "\n")
+    out = io.StringIO()
+    test_times.summary(str(tmp_path), out)
+    failed = out.getvalue().split("== what failed: 2 tests; stages sanity, e2e\n")[1]
+    assert failed.index("test_each_lab_fault[hang]") < failed.index("boom")
+    assert "make sanity exited 2" in failed and failed.rstrip().endswith("ERROR: sanity: 1 failed")
+    assert "line 28" not in failed and "line 29" in failed  # the last FAILURE_LINES lines only
+    assert "test_each_lab_fault[cut]" not in failed
+
+
+def test_a_green_run_has_no_failure_section(tmp_path):
+    write(tmp_path, "lint.xml", STAGE_JUNIT)
+    write(tmp_path, "stages.jsonl", json.dumps({"name": "lint", "seconds": 41.5, "status": 0}) + "\n")
+    out = io.StringIO()
+    test_times.summary(str(tmp_path), out)
+    assert "what failed" not in out.getvalue()
