@@ -35,8 +35,8 @@ lab-down:
 
 # Every stage in order, each timed with a JUnit file in artifacts/junit/, then each stage's wall
 # time and the 20 slowest tests (scripts/test_stages.sh; compare two runs with
-# `scripts/test_times.py compare OLD NEW`). e2e leaves its converged lab up for the benchmark smoke
-# runs and molecule, whose destroy takes it down.
+# `scripts/test_times.py compare OLD NEW`). Molecule and the benchmark smoke runs go on lab 1 once
+# e2e's lab 1 stream passed, beside lab 0's; lab-down (molecule's destroy of each) ends the run.
 test: setup
 	@bash scripts/test_stages.sh
 
@@ -92,6 +92,10 @@ e2e-wip: setup
 # (make test ends with `make molecule-destroy`).
 INSTALLED_COPY := $(HOME)/.ansible/collections/ansible_collections/macops/cluster
 MOLECULE_REUSE_LAB ?=
+# The lab molecule uses: $MACLAB_ID's inventory and root (lab/macsim/layout.py names them).
+lab_suffix = $(if $(filter-out 0,$(MACLAB_ID)),$(MACLAB_ID))
+molecule molecule-destroy: export MACLAB_INVENTORY_NAME = lab$(lab_suffix)
+molecule molecule-destroy: export MACLAB_ROOT ?= /var/lib/maclab$(lab_suffix)
 molecule: setup
 	@had=no; if [ -e $(INSTALLED_COPY) ]; then had=yes; fi; \
 	rc=0; \
@@ -111,9 +115,15 @@ molecule: setup
 	exit $$rc
 
 molecule-destroy: setup
-	$(BIN)/molecule destroy --scenario-name default
+	@had=no; if [ -e $(INSTALLED_COPY) ]; then had=yes; fi; \
+	rc=0; $(BIN)/molecule destroy --scenario-name default || rc=$$?; \
+	if [ "$$had" = no ]; then \
+	  rm -rf $(INSTALLED_COPY); rmdir $(dir $(INSTALLED_COPY)) 2>/dev/null || true; \
+	fi; \
+	exit $$rc
 
-# A smoke run of each benchmark on the converged lab that is up (make test: after molecule's verify):
+# A smoke run of each benchmark on the converged lab that is up, lab $MACLAB_ID (make test: lab 1,
+# after molecule's verify):
 # each prints its figures and fails only when it breaks, never on a target a busy machine misses.
 BENCH_SMOKE := converge doctor reboot bench_accuracy
 bench-smoke: setup

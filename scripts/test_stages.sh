@@ -4,13 +4,17 @@
 # went: each stage's wall time and the 20 slowest tests (scripts/test_times.py). Stops at the
 # first failing stage, as make would; the summary is printed either way.
 #
-# The e2e stage leaves its converged lab up (MACLAB_KEEP_UP) for molecule, which converges it again,
-# checks idempotence and verifies instead of building a second lab from bare, and then for the
-# benchmark smoke runs; molecule's destroy takes it down at the end, or after any failure.
+# Molecule (converge, idempotence, verify on a lab that is up, not a second lab from bare) and then
+# the benchmark smoke runs go on lab 1 as soon as e2e's lab 1 stream passed, inside the e2e stage
+# beside lab 0's longer stream; run without e2e they use the lab that is up. Both labs stay up
+# (MACLAB_KEEP_UP) until lab-down (molecule's destroy of each), or any failure, takes them down.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 JUNIT_DIR=${JUNIT_DIR:-artifacts/junit}
-rm -rf "$JUNIT_DIR"
+# TEST_STAGES_NESTED=1: stages run from inside another run's e2e stage (its lab 1 lane, below), adding
+# to that run's JUnit directory and summary.
+NESTED=${TEST_STAGES_NESTED:-}
+[ -n "$NESTED" ] || rm -rf "$JUNIT_DIR"
 mkdir -p "$JUNIT_DIR"
 export JUNIT_DIR
 # TEST_STAGES="unit e2e ..." runs those stages only (a rerun after a fix); make test runs them all.
@@ -37,7 +41,7 @@ finish() {
   echo
   .venv/bin/python scripts/test_times.py summary "$JUNIT_DIR" || true
 }
-trap finish EXIT
+[ -n "$NESTED" ] || trap finish EXIT
 
 # One stage, timed, its output in $JUNIT_DIR/<stage>.log (and on stdout, each line prefixed with
 # the stage's name when it runs beside another); 0 or its exit status.
@@ -45,9 +49,11 @@ run_stage() {
   local stage=$1 prefix=${2:-} log="$JUNIT_DIR/$1.log" started ended status seconds
   started=$(date +%s.%N)
   case $stage in
-    e2e) MACLAB_KEEP_UP=1 make --no-print-directory e2e 2>&1 | tee "$log" ;;
+    e2e) MACLAB_KEEP_UP=1 E2E_AFTER_LAB1=${AFTER_LAB1:-} make --no-print-directory e2e 2>&1 | tee "$log" ;;
     molecule) MACLAB_KEEP_UP=1 MOLECULE_REUSE_LAB=1 make --no-print-directory molecule 2>&1 | tee "$log" ;;
-    lab-down) make --no-print-directory molecule-destroy 2>&1 | tee "$log" ;;
+    # Whichever lab molecule used: lab 1 when it ran in e2e's lab 1 lane, lab 0 when it ran after e2e.
+    lab-down) { make --no-print-directory molecule-destroy && MACLAB_ID=1 make --no-print-directory molecule-destroy; } \
+                2>&1 | tee "$log" ;;
     *) make --no-print-directory "$stage" 2>&1 | tee "$log" | sed -u "s/^/$prefix/" ;;
   esac
   status=${PIPESTATUS[0]}
@@ -58,8 +64,13 @@ run_stage() {
   [[ $PYTEST_STAGES == *" $stage "* ]] || stage_junit "$stage" "$seconds" "$status" "$log"
   if [ "$status" -ne 0 ]; then
     echo "test: stage $stage failed (rc $status)"
-    # Whatever failed after the lab came up, leave no simulated Mac running.
-    case $stage in e2e|molecule|bench-smoke) make --no-print-directory lab-down >/dev/null 2>&1 || true ;; esac
+    # Whatever failed after the lab came up, leave no simulated Mac running (nested: only its own lab,
+    # the other stream goes on).
+    if [ -n "$NESTED" ]; then
+      case $stage in molecule|bench-smoke) lab/maclab down >/dev/null 2>&1 || true ;; esac
+    else
+      case $stage in e2e|molecule|bench-smoke) make --no-print-directory lab-down >/dev/null 2>&1 || true ;; esac
+    fi
   fi
   return "$status"
 }
@@ -83,6 +94,19 @@ if [ ${#lane_checks[@]} -gt 0 ] && [[ " ${rest[*]} " == *" unit "* ]]; then
   rest=("${others[@]}")
 else
   rest=("${lane_checks[@]}" "${rest[@]}")
+fi
+# Molecule and the benchmark smoke runs, given with e2e, run on lab 1 once its stream passed, beside
+# lab 0's longer stream (scripts/e2e_streams.sh, E2E_AFTER_LAB1): a lab and a core that would idle.
+AFTER_LAB1=
+if [ -z "$NESTED" ] && [[ " ${rest[*]} " == *" e2e "* ]]; then
+  after=() others=()
+  for stage in "${rest[@]}"; do
+    case $stage in molecule|bench-smoke) after+=("$stage") ;; *) others+=("$stage") ;; esac
+  done
+  if [ ${#after[@]} -gt 0 ]; then
+    AFTER_LAB1="TEST_STAGES='${after[*]}' TEST_STAGES_NESTED=1 bash scripts/test_stages.sh"
+    rest=("${others[@]}")
+  fi
 fi
 for stage in "${rest[@]}"; do
   run_stage "$stage" || exit $?
