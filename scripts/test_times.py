@@ -23,9 +23,11 @@ FAILURE_LINES = 12
 STAGE_CLASS = "make"
 
 
-def read_junit(path):
+def read_junit(path, failures=None):
     """[(stage, test id, seconds, outcome)] of one JUnit file (pytest's, or a stage's own). A stage
-    that runs several pytest sessions names their files <stage>.<part>.xml (e2e.lab0.xml)."""
+    that runs several pytest sessions names their files <stage>.<part>.xml (e2e.lab0.xml). With a
+    list for `failures`, each failed test's (stage, test id, text) is added to it: the failure's
+    message and the last FAILURE_LINES lines of its text (a stage's own case carries its log's tail)."""
     root = ET.parse(path).getroot()
     suites = [root] if root.tag == "testsuite" else root.iter("testsuite")
     stage = os.path.basename(path).split(".")[0]
@@ -33,39 +35,26 @@ def read_junit(path):
     for suite in suites:
         for case in suite.iter("testcase"):
             outcome = "passed"
+            test_id = "%s::%s" % (case.get("classname", ""), case.get("name", ""))
             for child in case:
                 if child.tag in ("failure", "error"):
                     outcome = "failed"
+                    if failures is not None:
+                        lines = (child.text or "").rstrip().splitlines()[-FAILURE_LINES:]
+                        failures.append((stage, test_id, "\n".join([child.get("message") or child.tag] + lines)))
                 elif child.tag == "skipped":
                     outcome = "skipped"
-            test_id = "%s::%s" % (case.get("classname", ""), case.get("name", ""))
             found.append((stage, test_id, float(case.get("time") or 0), outcome))
     return found
 
 
-def read_tests(path):
-    """Every test of a JUnit file or of every JUnit file in a directory."""
+def read_tests(path, failures=None):
+    """Every test of a JUnit file or of every JUnit file in a directory (failures: as read_junit)."""
     paths = sorted(glob.glob(os.path.join(path, "*.xml"))) if os.path.isdir(path) else [path]
     tests = []
     for name in paths:
-        tests.extend(read_junit(name))
+        tests.extend(read_junit(name, failures))
     return tests
-
-
-def read_failures(path):
-    """[(stage, test id, text)] of every failed test in a JUnit file or directory: the failure's message
-    and the last FAILURE_LINES lines of its text (a stage's own case carries its log's tail)."""
-    paths = sorted(glob.glob(os.path.join(path, "*.xml"))) if os.path.isdir(path) else [path]
-    found = []
-    for name in paths:
-        stage = os.path.basename(name).split(".")[0]
-        for case in ET.parse(name).getroot().iter("testcase"):
-            for child in case:
-                if child.tag in ("failure", "error"):
-                    lines = (child.text or "").rstrip().splitlines()[-FAILURE_LINES:]
-                    text = "\n".join([child.get("message") or child.tag] + lines)
-                    found.append((stage, "%s::%s" % (case.get("classname", ""), case.get("name", "")), text))
-    return found
 
 
 def read_stages(directory):
@@ -86,7 +75,8 @@ def counts(tests):
 def summary(directory, out=None):
     out = out or sys.stdout
     stages = read_stages(directory)
-    tests = read_tests(directory)
+    failures = []
+    tests = read_tests(directory, failures)
     by_stage = {}
     for test in tests:
         by_stage.setdefault(test[0], []).append(test)
@@ -107,7 +97,6 @@ def summary(directory, out=None):
     ran = [t for t in tests if not t[1].startswith(STAGE_CLASS + "::")]
     for stage, test_id, seconds, outcome in sorted(ran, key=lambda t: -t[2])[:SLOWEST]:
         out.write("%8.1f s  %-6s %s%s\n" % (seconds, stage, test_id, "" if outcome == "passed" else "  (%s)" % outcome))
-    failures = read_failures(directory)
     failed_stages = [s["name"] for s in stages if s["status"] != 0]
     if failures or failed_stages:
         out.write("\n== what failed: %d tests; stages %s\n" % (len(failures), ", ".join(failed_stages) or "none"))
