@@ -82,45 +82,19 @@ e2e-wip: setup
 	$(BIN)/pytest tests/e2e -q -p no:cacheprovider -rfE -m wip $(PYTEST_ARGS)
 
 # The molecule scenario `default` (molecule/default): create = lab up, converge = site.yml,
-# idempotence, verify = testinfra over paramiko, destroy = lab down. Uses the lab like e2e does.
-# Molecule installs the collection under test into ~/.ansible/collections; a copy left there
-# would shadow this working tree for later runs (ansible-lint finds it first), so it goes again
-# unless it was there before. (The recipe runs under -e: every failing test is guarded.)
-# With MOLECULE_REUSE_LAB=1 (make test, after e2e) the steps run one by one on the lab that is up:
-# converge (its create finds the lab up), idempotence, verify, then destroy whatever happened,
-# except that with MACLAB_KEEP_UP=1 a lab that passed stays up for the benchmark smoke runs
-# (make test ends with `make molecule-destroy`).
-INSTALLED_COPY := $(HOME)/.ansible/collections/ansible_collections/macops/cluster
-MOLECULE_REUSE_LAB ?=
+# idempotence, verify = testinfra over paramiko, destroy = lab down, with the collection copy molecule
+# installs in ~/.ansible removed afterwards (scripts/molecule.sh). With MOLECULE_REUSE_LAB=1 (make
+# test, in e2e's lab 1 lane) the steps run one by one on the lab that is up, and with MACLAB_KEEP_UP=1
+# a lab that passed stays up for the benchmark smoke runs (make test ends with molecule-destroy).
 # The lab molecule uses: $MACLAB_ID's inventory and root (lab/macsim/layout.py names them).
 lab_suffix = $(if $(filter-out 0,$(MACLAB_ID)),$(MACLAB_ID))
 molecule molecule-destroy: export MACLAB_INVENTORY_NAME = lab$(lab_suffix)
 molecule molecule-destroy: export MACLAB_ROOT ?= /var/lib/maclab$(lab_suffix)
 molecule: setup
-	@had=no; if [ -e $(INSTALLED_COPY) ]; then had=yes; fi; \
-	rc=0; \
-	if [ "$(MOLECULE_REUSE_LAB)" = 1 ]; then \
-	  for step in converge idempotence verify; do \
-	    $(BIN)/molecule $$step --scenario-name default || { rc=$$?; break; }; \
-	  done; \
-	  if [ $$rc -ne 0 ] || [ "$(MACLAB_KEEP_UP)" != 1 ]; then \
-	    $(BIN)/molecule destroy --scenario-name default || rc=$$?; \
-	  fi; \
-	else \
-	  $(BIN)/molecule test --scenario-name default || rc=$$?; \
-	fi; \
-	if [ "$$had" = no ]; then \
-	  rm -rf $(INSTALLED_COPY); rmdir $(dir $(INSTALLED_COPY)) 2>/dev/null || true; \
-	fi; \
-	exit $$rc
+	@bash scripts/molecule.sh
 
 molecule-destroy: setup
-	@had=no; if [ -e $(INSTALLED_COPY) ]; then had=yes; fi; \
-	rc=0; $(BIN)/molecule destroy --scenario-name default || rc=$$?; \
-	if [ "$$had" = no ]; then \
-	  rm -rf $(INSTALLED_COPY); rmdir $(dir $(INSTALLED_COPY)) 2>/dev/null || true; \
-	fi; \
-	exit $$rc
+	@bash scripts/molecule.sh destroy
 
 # A smoke run of each benchmark on the converged lab that is up, lab $MACLAB_ID (make test: lab 1,
 # after molecule's verify):

@@ -63,10 +63,10 @@ SURVEYS = {
         "description": "reboot-cluster.yml: reboot the Macs (parallel or rolling) and prove they are healthy "
                        "afterwards. Which nodes: the job's limit.",
         "questions": [
-            ("cluster_reboot_mode", "Reboot every node at once, or a batch at a time?", {}),
-            ("cluster_reboot_batch_size", "Nodes per batch (rolling)", {}),
-            ("cluster_reboot_only_if_unhealthy", "Reboot only the nodes that fail the health checks?", {}),
-            ("cluster_reboot_timeout", "Seconds to wait for a node to come back", {}),
+            ("reboot_cluster_mode", "Reboot every node at once, or a batch at a time?", {}),
+            ("reboot_cluster_batch_size", "Nodes per batch (rolling)", {}),
+            ("reboot_cluster_only_if_unhealthy", "Reboot only the nodes that fail the health checks?", {}),
+            ("reboot_cluster_timeout", "Seconds to wait for a node to come back", {}),
         ],
     },
     "benchmark": {

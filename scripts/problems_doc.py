@@ -26,7 +26,7 @@ AREA_INTROS = {
     "rdma": "RDMA readiness on each node (`macops.cluster.rdma_status`).",
     "thunderbolt_network": "The Thunderbolt links after they are addressed (`macops.cluster.tb_network`, "
                            "`roles/thunderbolt_network`; `macops.cluster.node_facts`' `links` and `network` groups).",
-    "reboot": "The checks after a reboot (`reboot-cluster.yml`, `roles/cluster_reboot`, see [reboot.md](reboot.md)).",
+    "reboot": "The checks after a reboot (`reboot-cluster.yml`, `roles/reboot_cluster`, see [reboot.md](reboot.md)).",
     "report": "What the report derives from the nodes' data (see [report.md](report.md)).",
 }
 

@@ -313,10 +313,10 @@ REGISTRY = {
         "so nothing else on it was checked.",
         "Install the Command Line Tools on the node (`xcode-select --install`, or site.yml's preflight "
         "message for the softwareupdate route), then run doctor.yml again."),
-    # Reboot: the checks after reboot-cluster.yml (roles/cluster_reboot).
+    # Reboot: the checks after reboot-cluster.yml (roles/reboot_cluster).
     "reboot_node_not_back": _code(
         ERROR, "reboot",
-        "The node went down and did not come back within cluster_reboot_timeout.",
+        "The node went down and did not come back within reboot_cluster_timeout.",
         "Look at the Mac (a FileVault unlock screen, a kernel panic, a macOS update), power it on, then run "
         "reboot-cluster.yml again."),
     "reboot_command_failed": _code(

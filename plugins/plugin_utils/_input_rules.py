@@ -384,48 +384,48 @@ def _int_or_none(value):
         return None
 
 
-def cluster_reboot(params, context):
+def reboot_cluster(params, context):
     found = _at_least(params, context, [
-        ("cluster_reboot_batch_size", 1, "nodes per batch"), ("cluster_reboot_timeout", 30, "seconds to come back"),
-        ("cluster_reboot_connect_timeout", 1, "seconds"), ("cluster_reboot_ssh_connection_attempts", 1, "attempts"),
-        ("cluster_reboot_stop_timeout", 1, "seconds"), ("cluster_reboot_post_reboot_delay", 0, "seconds"),
-        ("cluster_reboot_poll_interval", 0.2, "seconds between checks")])
-    command = params.get("cluster_reboot_test_command")
+        ("reboot_cluster_batch_size", 1, "nodes per batch"), ("reboot_cluster_timeout", 30, "seconds to come back"),
+        ("reboot_cluster_connect_timeout", 1, "seconds"), ("reboot_cluster_ssh_connection_attempts", 1, "attempts"),
+        ("reboot_cluster_stop_timeout", 1, "seconds"), ("reboot_cluster_post_reboot_delay", 0, "seconds"),
+        ("reboot_cluster_poll_interval", 0.2, "seconds between checks")])
+    command = params.get("reboot_cluster_test_command")
     if command is not None and not command.startswith("/"):
-        found.append(_bad(context, "cluster_reboot_test_command", command,
+        found.append(_bad(context, "reboot_cluster_test_command", command,
                           "it must start with an absolute path (a non-interactive SSH session has a minimal PATH)",
-                          "Set cluster_reboot_test_command to a command such as /usr/bin/whoami."))
-    for label in params.get("cluster_reboot_stop_labels") or []:
+                          "Set reboot_cluster_test_command to a command such as /usr/bin/whoami."))
+    for label in params.get("reboot_cluster_stop_labels") or []:
         if not LAUNCHD_LABEL.match(label):
-            found.append(_bad(context, "cluster_reboot_stop_labels", label, "it is not a launchd label",
-                              "List labels such as org.macops.exo in cluster_reboot_stop_labels."))
-    if params.get("cluster_reboot_filevault") == "authrestart" and not (
-            params.get("cluster_reboot_filevault_user") and params.get("cluster_reboot_filevault_password")):
+            found.append(_bad(context, "reboot_cluster_stop_labels", label, "it is not a launchd label",
+                              "List labels such as org.macops.exo in reboot_cluster_stop_labels."))
+    if params.get("reboot_cluster_filevault") == "authrestart" and not (
+            params.get("reboot_cluster_filevault_user") and params.get("reboot_cluster_filevault_password")):
         found.append(problem(
-            "input_invalid", "cluster_reboot_filevault = 'authrestart' is refused: it needs "
-            "cluster_reboot_filevault_user and cluster_reboot_filevault_password (a FileVault-enabled account).",
+            "input_invalid", "reboot_cluster_filevault = 'authrestart' is refused: it needs "
+            "reboot_cluster_filevault_user and reboot_cluster_filevault_password (a FileVault-enabled account).",
             "Set both, the password from a vault or an AWX credential, or choose refuse or allow.",
-            host=context.host, details={"variable": "cluster_reboot_filevault"}))
-    hook = params.get("cluster_reboot_power_hook")
-    if params.given("cluster_reboot_power_hook") and not re.match(r"^https?://", str(hook.get("url") or "")):
+            host=context.host, details={"variable": "reboot_cluster_filevault"}))
+    hook = params.get("reboot_cluster_power_hook")
+    if params.given("reboot_cluster_power_hook") and not re.match(r"^https?://", str(hook.get("url") or "")):
         # The hook's headers and body may hold tokens: only the url is named.
         found.append(problem(
-            "input_invalid", "cluster_reboot_power_hook.url is refused: it must start with http:// or https:// "
+            "input_invalid", "reboot_cluster_power_hook.url is refused: it must start with http:// or https:// "
             "(the hook's headers and body are not shown).",
-            "Set cluster_reboot_power_hook.url to the endpoint that power-cycles this node.",
-            host=context.host, details={"variable": "cluster_reboot_power_hook.url"}))
+            "Set reboot_cluster_power_hook.url to the endpoint that power-cycles this node.",
+            host=context.host, details={"variable": "reboot_cluster_power_hook.url"}))
     # The play's serial is computed from extra vars only (a play keyword cannot see inventory
     # variables), so a mode set in group_vars would silently not apply.
-    play_mode = context.variable("_cluster_reboot_play_mode")
-    play_batch = context.variable("_cluster_reboot_play_batch_size")
-    if play_mode is not None and params.has("cluster_reboot_mode", "cluster_reboot_batch_size") and (
-            str(play_mode) != params["cluster_reboot_mode"] or _int_or_none(play_batch) != params["cluster_reboot_batch_size"]):
-        found.append(_bad(context, "cluster_reboot_mode", params["cluster_reboot_mode"],
+    play_mode = context.variable("_reboot_cluster_play_mode")
+    play_batch = context.variable("_reboot_cluster_play_batch_size")
+    if play_mode is not None and params.has("reboot_cluster_mode", "reboot_cluster_batch_size") and (
+            str(play_mode) != params["reboot_cluster_mode"] or _int_or_none(play_batch) != params["reboot_cluster_batch_size"]):
+        found.append(_bad(context, "reboot_cluster_mode", params["reboot_cluster_mode"],
                           "this host asks for %s (batch size %s), but the play runs %s (batch size %s): the play's "
                           "serial cannot read inventory variables" % (
-                              params["cluster_reboot_mode"], params["cluster_reboot_batch_size"], play_mode, play_batch),
-                          "Pass cluster_reboot_mode and cluster_reboot_batch_size as extra vars "
-                          "(-e cluster_reboot_mode=rolling) and remove them from group_vars/host_vars."))
+                              params["reboot_cluster_mode"], params["reboot_cluster_batch_size"], play_mode, play_batch),
+                          "Pass reboot_cluster_mode and reboot_cluster_batch_size as extra vars "
+                          "(-e reboot_cluster_mode=rolling) and remove them from group_vars/host_vars."))
     return found
 
 
@@ -573,7 +573,7 @@ RULES = {
     "exo": exo,
     "firewall": firewall,
     "thunderbolt_network": thunderbolt_network,
-    "cluster_reboot": cluster_reboot,
+    "reboot_cluster": reboot_cluster,
     "mlx": mlx,
     "topology": topology,
     "benchmark": benchmark,

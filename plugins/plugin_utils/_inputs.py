@@ -194,8 +194,14 @@ def check_options(options, values, host=None):
     return validated, problems
 
 
+# Roles renamed since a release, {old prefix: new prefix}: a variable still spelled the old way would
+# otherwise be silently ignored (cluster_reboot_mode=rolling, say, and every node reboots at once).
+RENAMED_PREFIXES = {"cluster_reboot_": ("reboot_cluster_", "0.2.0")}
+
+
 def unknown_variables(names, specs, host=None, extra_known=()):
-    """input_unknown_variable problems for names with a role's prefix that no spec (nor fact) knows."""
+    """input_unknown_variable problems for names with a role's prefix that no spec (nor fact) knows,
+    or with the prefix of a role that has been renamed since."""
     known = set(PUBLISHED_FACTS) | set(extra_known)
     for entries in specs.values():
         for options in entries.values():
@@ -203,6 +209,15 @@ def unknown_variables(names, specs, host=None, extra_known=()):
     prefixes = tuple(role + "_" for role in specs)
     problems = []
     for name in sorted(str(name) for name in names):
+        renamed = [(old, new) for old, new in RENAMED_PREFIXES.items() if name.startswith(old)]
+        if renamed:
+            old, (new, version) = renamed[0]
+            now = new + name[len(old):]
+            problems.append(problem(
+                "input_unknown_variable", "%s is a name from before %s: the variables of its role are now %s*."
+                % (name, version, new), "Rename it to %s" % now,
+                host=host, details={"variable": name, "did_you_mean": now}))
+            continue
         if not name.startswith(prefixes) or name in known:
             continue
         close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.75)

@@ -197,13 +197,15 @@ def _status_text(status):
 
 
 def summary_facts(model):
-    """(number, label) pairs for the header and the Markdown summary line."""
+    """(number, label) pairs for the header and the Markdown summary line. What the run did not read
+    says so (a benchmark run plans no cables: "not checked", not 0)."""
     summary = model["summary"]
+    rdma_read = any(node.get("rdma") for node in model["nodes"])
     return [
         (summary["nodes"], "nodes"),
         ("%d/%d" % (summary["reachable"], summary["nodes"]), "reachable"),
-        ("%d/%d" % (summary["rdma_ready"], summary["nodes"]), "RDMA ready"),
-        (summary["links"], "cables"),
+        ("%d/%d" % (summary["rdma_ready"], summary["nodes"]) if rdma_read else NOT_CHECKED, "RDMA ready"),
+        (summary["links"] if model["topology"]["planned"] else NOT_CHECKED, "cables"),
         ((summary["topology_class"] or NOT_CHECKED).replace("_", " "), "topology"),
     ]
 

@@ -61,7 +61,7 @@ def reboot(tmp_dir, extra_vars=None, flags=(), timeout=900):
     report = os.path.join(report_dir, "report.json")
     if os.path.exists(report):
         os.unlink(report)
-    variables = dict({"cluster_reboot_report_dir": report_dir}, **(extra_vars or {}))
+    variables = dict({"reboot_cluster_report_dir": report_dir}, **(extra_vars or {}))
     proc, seconds = playbook(REBOOT_PLAYBOOK, tmp_dir, variables, flags, timeout)
     data = json.load(open(report)) if os.path.exists(report) else None
     return proc, seconds, data

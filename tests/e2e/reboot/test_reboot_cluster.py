@@ -88,7 +88,7 @@ def test_two_runs_within_one_minute(converged):
 def test_rolling_one_at_a_time_stops_at_first_failed_node(converged, clean_faults):
     maclab("fault", "cut", "mac2", "mac3")  # mac2's post-checks fail (a cable of its plan is dead)
     counts, started = boot_counts(), time.time()
-    proc, _, report = reboot(converged, {"cluster_reboot_mode": "rolling", "cluster_reboot_batch_size": 1})
+    proc, _, report = reboot(converged, {"reboot_cluster_mode": "rolling", "reboot_cluster_batch_size": 1})
     assert proc.returncode != 0
     assert "mac2:" in proc.stdout and "thunderbolt_links" in proc.stdout
     after = boot_counts()
@@ -112,8 +112,8 @@ def start_pdu(tmp, power_on=False):
 
 
 def hook_vars(port, host):
-    return {"cluster_reboot_timeout": 30,
-            "cluster_reboot_power_hook": {"url": "http://127.0.0.1:%d/outlets/%s/cycle" % (port, host),
+    return {"reboot_cluster_timeout": 30,
+            "reboot_cluster_power_hook": {"url": "http://127.0.0.1:%d/outlets/%s/cycle" % (port, host),
                                           "headers": {"Authorization": "Bearer s3cret-token"},
                                           "body": "cycle"}}
 
@@ -177,8 +177,8 @@ def test_filevault_node_is_refused_before_anything_reboots(converged):
     assert boot_counts() == counts
 
 
-@pytest.mark.parametrize("mode", [{}, {"cluster_reboot_filevault": "authrestart", "cluster_reboot_filevault_user": "admin",
-                                       "cluster_reboot_filevault_password": "fv-unlock-secret"}])
+@pytest.mark.parametrize("mode", [{}, {"reboot_cluster_filevault": "authrestart", "reboot_cluster_filevault_user": "admin",
+                                       "reboot_cluster_filevault_password": "fv-unlock-secret"}])
 def test_filevault_pending_node_is_refused_in_either_mode(converged, clean_faults, mode):
     """`fdesetup status` says FileVault "will be enabled after the next restart": that restart
     stops at the unlock screen, which authrestart cannot skip yet, so nothing reboots."""
@@ -197,7 +197,7 @@ def test_filevault_pending_node_is_refused_in_either_mode(converged, clean_fault
 def test_only_unhealthy_nodes_reboot(converged):
     maclab("fault", "wired-reset", "mac2")  # live iogpu.wired_limit_mb 0 until the next boot
     counts = boot_counts()
-    proc, _, report = reboot(converged, {"cluster_reboot_only_if_unhealthy": True})
+    proc, _, report = reboot(converged, {"reboot_cluster_only_if_unhealthy": True})
     assert proc.returncode == 0, proc.stdout[-6000:]
     after = boot_counts()
     assert [after[h] - counts[h] for h in HOSTS] == [0, 1, 0, 0]
@@ -206,10 +206,10 @@ def test_only_unhealthy_nodes_reboot(converged):
 
 
 @pytest.mark.parametrize("extra, message", [
-    ({"cluster_reboot_mode": "sideways"}, "cluster_reboot_mode"),
-    ({"cluster_reboot_timeout": "soon"}, "cluster_reboot_timeout"),
-    ({"cluster_reboot_power_hook": {"url": "ftp://pdu"}}, "cluster_reboot_power_hook"),
-    ({"cluster_reboot_poll_interval": 0.05}, "cluster_reboot_poll_interval = 0.05 is refused: it must be 0.2 or more"),
+    ({"reboot_cluster_mode": "sideways"}, "reboot_cluster_mode"),
+    ({"reboot_cluster_timeout": "soon"}, "reboot_cluster_timeout"),
+    ({"reboot_cluster_power_hook": {"url": "ftp://pdu"}}, "reboot_cluster_power_hook"),
+    ({"reboot_cluster_poll_interval": 0.05}, "reboot_cluster_poll_interval = 0.05 is refused: it must be 0.2 or more"),
 ])
 def test_bad_input_is_refused_before_anything_reboots(converged, extra, message):
     counts = boot_counts()

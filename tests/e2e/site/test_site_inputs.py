@@ -21,7 +21,7 @@ FIRST_TASK = {"site.yml": "Check the inventory and every variable before anythin
               "deploy-model.yml": "Check the deployment settings",
               "doctor.yml": "Check the inventory and every variable before anything connects"}
 # The roles site.yml does not run, and the playbook that checks their variables first.
-PLAYBOOK_OF = {"cluster_reboot": "reboot-cluster.yml", "benchmark": "benchmark.yml",
+PLAYBOOK_OF = {"reboot_cluster": "reboot-cluster.yml", "benchmark": "benchmark.yml",
                "deploy_model": "deploy-model.yml", "doctor": "doctor.yml"}
 
 

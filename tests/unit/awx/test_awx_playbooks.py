@@ -32,7 +32,7 @@ OPERATOR = {"deploy-model": {"deploy_model_source_host": "studio-1",
                              "deploy_model_source": "/Users/admin/staging/DeepSeek-V3.1-4bit"}}
 WRONG = [
     ("site.yml", "macops_rdma_required", "sometimes"),
-    ("reboot-cluster.yml", "cluster_reboot_batch_size", "abc"),
+    ("reboot-cluster.yml", "reboot_cluster_batch_size", "abc"),
     ("benchmark.yml", "benchmark_links_repeats", "abc"),
     ("deploy-model.yml", "deploy_model_runtime", "vllm"),
     ("doctor.yml", "doctor_fail_on", "sometimes"),

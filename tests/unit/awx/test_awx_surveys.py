@@ -243,7 +243,7 @@ def test_integer_bounds_are_exactly_the_validator_s(name):
 
 
 @pytest.mark.parametrize("variable, given, coerced", [
-    ("benchmark_links_repeats", "3", 3), ("cluster_reboot_batch_size", "2", 2),
+    ("benchmark_links_repeats", "3", 3), ("reboot_cluster_batch_size", "2", 2),
     ("doctor_check_updates", "false", False), ("benchmark_suites", "links,allsum", ["links", "allsum"]),
 ])
 def test_a_numeric_or_boolean_string_is_accepted_as_ansible_coerces_it(variable, given, coerced):
@@ -270,9 +270,9 @@ def test_a_default_awx_drops_on_a_launch_without_answers_is_the_role_s_own(name)
 
 
 def test_the_workflow_s_artifacts_pass_the_unknown_variable_check():
-    # A workflow merges a job's set_stats artifacts (doctor, cluster_reboot) into the next job's extra
+    # A workflow merges a job's set_stats artifacts (doctor, reboot_cluster) into the next job's extra
     # vars: doctor.yml's first task must not take them for misspelt variables.
-    assert _inputs.unknown_variables(["doctor", "cluster_reboot"], SPECS) == []
+    assert _inputs.unknown_variables(["doctor", "reboot_cluster"], SPECS) == []
 
 
 def test_the_awx_inventory_has_the_group_macs_and_documentation_addresses_only():

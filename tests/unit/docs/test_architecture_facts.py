@@ -139,9 +139,10 @@ def test_a_listed_file_that_is_gone_is_caught(doctored):
 
 
 def test_a_count_or_a_name_that_is_off_is_caught(doctored):
+    filters = len([name for name in os.listdir(str(doctored / "plugins" / "filter")) if name.endswith(".py")])
     os.remove(str(doctored / "plugins" / "filter" / "pip_unmet.py"))
     found = disagreements(open(DOC).read(), str(doctored))
-    assert found[0] == "plugins/filter/: the doc counts 11, the tree holds 10"
+    assert found[0] == "plugins/filter/: the doc counts %d, the tree holds %d" % (filters, filters - 1)
     assert found[1].startswith("plugins/filter/: the doc names") and len(found) == 2
 
 

@@ -132,7 +132,7 @@ def test_jinja_is_short_and_builds_no_json(path):
 
 def test_every_role_and_playbook_is_checked():
     checked = {os.path.relpath(p, ROOT) for p in _checked_files()}
-    assert "roles/cluster_reboot/tasks/verify.yml" in checked
+    assert "roles/reboot_cluster/tasks/verify.yml" in checked
     assert "roles/mlx/templates/mlx-ring-endpoints.json.j2" in checked
     assert "playbooks/site.yml" in checked and "reboot-cluster.yml" in checked
 

@@ -17,7 +17,7 @@ HOOK_PARTS = ("headers", "body")
 # Options whose description mentions a secret word but that hold none, and why.
 NOT_SECRET = {
     "sudoers_user": "an account name: the rules let it run commands *without* a password",
-    "cluster_reboot_power_hook": "the parts that carry tokens, headers and body, are no_log suboptions",
+    "reboot_cluster_power_hook": "the parts that carry tokens, headers and body, are no_log suboptions",
     "sudoers_commands": "commands that sudo runs without asking for a password",
     "sudoers_extra_commands": "more such commands",
     "node_files.files.content": "a file's text; the tasks that write secrets with it are no_log (checked below)",
@@ -86,8 +86,8 @@ SECRET_ROLE_OPTIONS = [(role, name) for role, name, spec, parent in role_options
 
 def test_the_audit_sees_the_secrets_it_must():
     names = set(name for _, name in SECRET_ROLE_OPTIONS)
-    assert {"cluster_reboot_filevault_password", "cluster_reboot_power_hook.headers",
-            "cluster_reboot_power_hook.body", "macops_pip_index_url"} <= names, names
+    assert {"reboot_cluster_filevault_password", "reboot_cluster_power_hook.headers",
+            "reboot_cluster_power_hook.body", "macops_pip_index_url"} <= names, names
 
 
 @pytest.mark.parametrize("role, name", SECRET_ROLE_OPTIONS)

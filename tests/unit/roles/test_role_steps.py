@@ -21,7 +21,7 @@ PHASES = {
     "exo": {"networksetup_guard"},
     "benchmark": {"validate"},
     "deploy_model": {"validate"},
-    "cluster_reboot": {"before", "restart"},
+    "reboot_cluster": {"before", "restart"},
 }
 SKIP = "['macops', '{role}'] is not subset(macops_inputs_checked['roles'] | default([]))"
 

@@ -108,20 +108,20 @@ def test_sudoers_entries_are_absolute_commands_without_sudo_syntax():
 
 
 def test_reboot_rules_and_the_play_mode_from_extra_vars():
-    good = {"cluster_reboot_batch_size": 1, "cluster_reboot_timeout": 600, "cluster_reboot_test_command": "/usr/bin/whoami",
-            "cluster_reboot_stop_labels": ["org.macops.exo"], "cluster_reboot_mode": "parallel",
-            "cluster_reboot_filevault": "refuse", "cluster_reboot_power_hook": {}}
-    play = {"_cluster_reboot_play_mode": "parallel", "_cluster_reboot_play_batch_size": "1"}
+    good = {"reboot_cluster_batch_size": 1, "reboot_cluster_timeout": 600, "reboot_cluster_test_command": "/usr/bin/whoami",
+            "reboot_cluster_stop_labels": ["org.macops.exo"], "reboot_cluster_mode": "parallel",
+            "reboot_cluster_filevault": "refuse", "reboot_cluster_power_hook": {}}
+    play = {"_reboot_cluster_play_mode": "parallel", "_reboot_cluster_play_batch_size": "1"}
     variable = lambda name, default=None: play.get(name, default)  # noqa: E731
-    assert run(rules.cluster_reboot, good, variable=variable) == []
-    found = run(rules.cluster_reboot, dict(good, cluster_reboot_mode="rolling"), variable=variable)
-    assert variables(found) == ["cluster_reboot_mode"] and "-e cluster_reboot_mode=rolling" not in found[0][2]
-    bad = dict(good, cluster_reboot_timeout=5, cluster_reboot_test_command="whoami", cluster_reboot_filevault="authrestart",
-               cluster_reboot_filevault_password="hunter2",
-               cluster_reboot_power_hook={"url": "pdu.local/cycle", "headers": {"Authorization": "Bearer tok-123"}})
-    found = run(rules.cluster_reboot, bad, variable=variable)
-    assert variables(found) == ["cluster_reboot_timeout", "cluster_reboot_test_command", "cluster_reboot_filevault",
-                                "cluster_reboot_power_hook.url"]
+    assert run(rules.reboot_cluster, good, variable=variable) == []
+    found = run(rules.reboot_cluster, dict(good, reboot_cluster_mode="rolling"), variable=variable)
+    assert variables(found) == ["reboot_cluster_mode"] and "-e reboot_cluster_mode=rolling" not in found[0][2]
+    bad = dict(good, reboot_cluster_timeout=5, reboot_cluster_test_command="whoami", reboot_cluster_filevault="authrestart",
+               reboot_cluster_filevault_password="hunter2",
+               reboot_cluster_power_hook={"url": "pdu.local/cycle", "headers": {"Authorization": "Bearer tok-123"}})
+    found = run(rules.reboot_cluster, bad, variable=variable)
+    assert variables(found) == ["reboot_cluster_timeout", "reboot_cluster_test_command", "reboot_cluster_filevault",
+                                "reboot_cluster_power_hook.url"]
     assert not any("hunter2" in message or "tok-123" in message for _, _, message in found)
 
 

@@ -135,6 +135,16 @@ def test_the_exo_roles_old_version_variable_points_to_the_cluster_wide_pin():
         ("exo_version", "macops_exo_version")]
 
 
+def test_a_variable_of_the_renamed_reboot_role_is_refused_with_its_new_name():
+    # cluster_reboot became reboot_cluster: an old name left in an inventory (cluster_reboot_mode: rolling)
+    # would otherwise be ignored, and every node would reboot at once.
+    problems = _inputs.unknown_variables(["cluster_reboot_mode", "reboot_cluster_mode", "cluster_rebooted"], SPECS,
+                                         host="mac1")
+    assert [(p["code"], p["host"], p["details"]["variable"], p["details"]["did_you_mean"]) for p in problems] == [
+        ("input_unknown_variable", "mac1", "cluster_reboot_mode", "reboot_cluster_mode")]
+    assert problems[0]["fix"] == "Rename it to reboot_cluster_mode" and "0.2.0" in problems[0]["message"]
+
+
 def test_unknown_names_get_the_closest_known_name_and_published_facts_pass():
     problems = _inputs.unknown_variables(
         ["macops_rdma_requried", "firewall_stat", "macops_topology", "unrelated_variable", "macops_exo_version",

@@ -184,8 +184,8 @@ def test_the_scan_sees_the_emitters_of_every_area():
                         ("tb_bridge_returned", "plugins/module_utils/_tb_link_problems.py"),
                         ("remote_login_off", "plugins/plugin_utils/_preflight_checks.py"),
                         ("mlx_smoke_failed", "roles/mlx/tasks/main.yml"),
-                        ("reboot_exo_unhealthy", "roles/cluster_reboot/tasks/verify.yml"),
-                        ("reboot_command_failed", "roles/cluster_reboot/tasks/summary.yml"),
+                        ("reboot_exo_unhealthy", "roles/reboot_cluster/tasks/verify.yml"),
+                        ("reboot_command_failed", "roles/reboot_cluster/tasks/summary.yml"),
                         ("rdma_ctl_missing", "roles/rdma/vars/main.yml")]:
         assert where in found.get(code, []), (code, where)
 

@@ -6,7 +6,7 @@ import pytest
 
 from ansible_collections.macops.cluster.plugins.module_utils._problems import problem
 from ansible_collections.macops.cluster.plugins.plugin_utils._report_model import ReportError, build_report_model
-from ansible_collections.macops.cluster.plugins.plugin_utils._report_render import md, render_html, render_markdown
+from ansible_collections.macops.cluster.plugins.plugin_utils._report_render import md, render_html, render_markdown, summary_facts
 
 from report_fixture import report_inputs
 
@@ -108,6 +108,21 @@ def test_nodes_without_data_read_not_checked():
     # reachable, memory, RDMA, GPU: the planner still knows model and macOS from its own facts
     assert row.count('<span class="nc">not checked</span>') == 4
     assert "Mac Studio (Mac15,14)" in row and "Not checked" in row
+
+
+def test_the_header_says_not_checked_for_cables_and_rdma_a_run_did_not_read():
+    # A benchmark run plans no cables and reads no RDMA: its header must not claim 0 cables, 0/4 RDMA ready.
+    nodes, topology = healthy_inputs()
+    read = summary_facts(build_report_model(nodes, topology))
+    assert dict((label, value) for value, label in read) == {
+        "nodes": 4, "reachable": "4/4", "RDMA ready": "2/4", "cables": 6, "topology": "full mesh"}
+    for node in nodes.values():
+        del node["rdma"]
+    unread = build_report_model(nodes, {})
+    assert dict((label, value) for value, label in summary_facts(unread)) == {
+        "nodes": 4, "reachable": "4/4", "RDMA ready": "not checked", "cables": "not checked",
+        "topology": "not checked"}
+    assert "not checked RDMA ready" in render_markdown(unread) and "<b>not checked</b>cables" in render_html(unread)
 
 
 def test_healthy_page_says_so():
