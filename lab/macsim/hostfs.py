@@ -212,6 +212,9 @@ def build_host_fs(paths, lab, host, password):
         # Modules run as the admin user append to these too.
         _write(os.path.join(hdir, "log", log), "", 0o666)
     _write(os.path.join(hdir, "state.lock"), "", 0o666)
+    # The node python's compiled-code cache (darwin_site/sitecustomize.py): a directory per user.
+    os.makedirs(os.path.join(hdir, "pycache"), exist_ok=True)
+    os.chmod(os.path.join(hdir, "pycache"), 0o1777)
 
     home = os.path.join(fs, "Users", layout.ADMIN_USER)
     os.makedirs(os.path.join(home, ".ssh"), exist_ok=True)

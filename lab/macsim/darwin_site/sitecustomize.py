@@ -8,6 +8,8 @@
   own reads are no command, so exec.log and shim.log cannot count them.
 * PYTHONPATH is removed from os.environ: pythons this one starts (for example a venv the roles
   create for MLX) must run as plain Linux pythons.
+* The code zipimport compiles from Ansible's module zips is kept by hash (/var/db/maclab/pycache),
+  a speed-up of the lab only: what runs, and the file names it reports, are unchanged.
 Python 3.9 compatible, stdlib only.
 """
 import json
@@ -19,6 +21,8 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 _STATE = "/var/db/maclab/state.json"
 _EXEC_LOG = "/var/db/maclab/log/exec.log"
 _READ_LOG = "/var/db/maclab/log/read.log"
+# Compiled module code, per user (_install_zip_code_cache).
+_PYCACHE = "/var/db/maclab/pycache"
 # macops_state_dir's default (roles/macops/defaults/main.yml): the files read.log counts.
 _STATE_DIR = "/Library/Application Support/macops/"
 
@@ -106,7 +110,53 @@ def _install_exec_logger():
     subprocess.Popen.__init__ = logged_init
 
 
+def _with_filename(code, filename):
+    """code, and every function's code inside it, naming filename (this run's zip) as its file."""
+    consts = tuple(_with_filename(c, filename) if isinstance(c, type(code)) else c for c in code.co_consts)
+    return code.replace(co_filename=filename, co_consts=consts)
+
+
+def _install_zip_code_cache():
+    """Ansible runs each module from a fresh zip (AnsiballZ), and zipimport compiles every Python
+    file in it on every run: most of a module's CPU time on a simulated Mac, where two labs share
+    two cores. The lab keeps what it compiled, by the source's hash, per user and interpreter
+    (/var/db/maclab/pycache/<uid>/), and gives it this run's path, so __file__ and tracebacks read
+    as on a Mac, which compiles each time. Any failure falls back to compiling."""
+    import zipimport
+
+    compile_source = getattr(zipimport, "_compile_source", None)
+    # Only on a lab node, where `maclab up` made the directory (mode 1777: each user makes its own).
+    if compile_source is None or not os.path.isdir(_PYCACHE):
+        return
+    import hashlib
+    import marshal
+
+    directory = os.path.join(_PYCACHE, str(os.getuid()))
+    tag = sys.implementation.cache_tag
+
+    def cached(pathname, source):
+        path = os.path.join(directory, "%s.%s" % (hashlib.sha256(source).hexdigest(), tag))
+        try:
+            with open(path, "rb") as handle:
+                return _with_filename(marshal.loads(handle.read()), pathname)
+        except Exception:  # noqa: BLE001 - not cached yet (or unreadable): compile
+            pass
+        code = compile_source(pathname, source)
+        try:
+            os.makedirs(directory, mode=0o700, exist_ok=True)
+            partial = "%s.%d" % (path, os.getpid())
+            with open(partial, "wb") as handle:
+                handle.write(marshal.dumps(code))
+            os.replace(partial, path)
+        except Exception:  # noqa: BLE001 - a cache that cannot be written is only slower
+            pass
+        return code
+
+    zipimport._compile_source = cached
+
+
 _drop_from_pythonpath()
 os.uname = _darwin_uname
 _install_exec_logger()
+_install_zip_code_cache()
 sys.addaudithook(_log_read)
