@@ -194,8 +194,9 @@ def check_options(options, values, host=None):
     return validated, problems
 
 
-# Roles renamed since a release, {old prefix: new prefix}: a variable still spelled the old way would
-# otherwise be silently ignored (cluster_reboot_mode=rolling, say, and every node reboots at once).
+# Roles renamed since a release, {old prefix: (new prefix, the release that renamed it)}: a variable
+# still spelled the old way would otherwise be silently ignored (cluster_reboot_mode=rolling, say, and
+# every node reboots at once).
 RENAMED_PREFIXES = {"cluster_reboot_": ("reboot_cluster_", "0.2.0")}
 
 

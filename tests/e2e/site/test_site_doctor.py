@@ -108,21 +108,17 @@ def test_a_healthy_lab_has_no_problem_and_the_sweep_changes_nothing(doctor):
 
 @pytest.fixture
 def faults(converged):
-    """Faults cleared after the test (every fault these tests inject is one that clearing undoes, as
-    the sweeps' NEEDS_SITE says), the down node waited for, a wired limit the test reset put back
-    (faults["wired"]: {host: limit}), then exo settled (clearing restarts it)."""
+    """Faults cleared after the test by clear_faults, with the wired limits the test recorded in
+    faults["wired"] ({host: limit}); every fault these tests inject is one clearing undoes (none in
+    NEEDS_SITE), so no site.yml repair runs."""
     injected = {"wired": {}}
     yield injected
-    maclab("fault", "clear")
-    maclab("wait", "--timeout", "120", timeout=180)
-    for host, limit in injected["wired"].items():
-        sudo(host, "/usr/sbin/sysctl -w iogpu.wired_limit_mb=%s" % limit)
-    wait_until(exo_sees_the_cluster, 60, message="every exo seeing the cluster again")
+    clear_faults(injected["wired"])
 
 
 def test_faults_on_different_nodes_and_a_down_node_are_found_in_one_sweep(doctor, faults):
     maclab("fault", "cut", "mac1", "mac3")
-    faults["wired"]["mac2"] = ssh("mac2", WIRED).stdout.strip()
+    faults["wired"]["mac2"] = wired_limit("mac2")
     maclab("fault", "wired-reset", "mac2")
     maclab("fault", "build", "mac2", "25C99")
     maclab("fault", "autorestart-off", "mac3")
@@ -292,6 +288,10 @@ NEEDS_SITE = {"exo-removed", "ip-reset"}
 WIRED = "/usr/sbin/sysctl -n iogpu.wired_limit_mb"
 
 
+def wired_limit(host):
+    return ssh(host, WIRED).stdout.strip()
+
+
 def exo_sees_the_cluster():
     """Every node's exo lists exactly the ids the nodes have now (a fault's undo may have restarted
     exo with a new id, which its peers learn over a few seconds while still listing the old one): the
@@ -304,6 +304,20 @@ def exo_sees_the_cluster():
     except (ValueError, KeyError, TypeError):
         return False
     return len(ids) == len(HOSTS) and all(nodes == ids for nodes in listed)
+
+
+def clear_faults(wired, repair=None):
+    """After a test's faults: clear them, wait for every powered-on node, put back the wired limits
+    ({host: limit}) a wired-reset took (no recorded fault holds them), run repair (site.yml) where
+    clearing does not undo a fault (NEEDS_SITE), then let exo settle: the next test starts from a
+    settled cluster."""
+    maclab("fault", "clear")
+    maclab("wait", "--timeout", "120", timeout=180)
+    for host, limit in wired.items():
+        sudo(host, "/usr/sbin/sysctl -w iogpu.wired_limit_mb=%s" % limit)
+    if repair is not None:
+        repair()
+    wait_until(exo_sees_the_cluster, 60, message="every exo seeing the cluster again")
 
 
 def test_the_sweeps_cover_every_fault_once_on_disjoint_hosts():
@@ -323,7 +337,7 @@ def sweep(request, doctor, converged, site):
     names = dict(SWEEPS)[request.param]
     assert request.param not in SWEEPS_RUN, "sweep %s set up twice: its tests are not consecutive" % request.param
     SWEEPS_RUN.append(request.param)
-    wired = dict((FAULT[n][0][1], ssh(FAULT[n][0][1], WIRED).stdout.strip()) for n in names if n == "wired-reset")
+    wired = dict((FAULT[n][0][1], wired_limit(FAULT[n][0][1])) for n in names if n == "wired-reset")
     try:
         if "hang" in names:
             # The hung node over a connection the sweep already holds: its timed-out commands must not
@@ -340,14 +354,7 @@ def sweep(request, doctor, converged, site):
         yield {"proc": proc, "report": report,
                "hosts": set().union(*(FAULT[n][2] for n in names)), "names": names}
     finally:
-        maclab("fault", "clear")
-        maclab("wait", "--timeout", "120", timeout=180)
-        for host, limit in wired.items():
-            # Not a recorded fault: put back the limit the node had.
-            sudo(host, "/usr/sbin/sysctl -w iogpu.wired_limit_mb=%s" % limit)
-        if NEEDS_SITE & set(names):
-            site(check=False)
-        wait_until(exo_sees_the_cluster, 60, message="every exo seeing the cluster again")
+        clear_faults(wired, repair=(lambda: site(check=False)) if NEEDS_SITE & set(names) else None)
 
 
 # Module-scoped parameters, in the order of SWEEPS: a function-scoped parametrization would set the
