@@ -28,11 +28,17 @@ AREA_INTROS = {
                            "`roles/thunderbolt_network`; `macops.cluster.node_facts`' `links` and `network` groups).",
     "reboot": "The checks after a reboot (`reboot-cluster.yml`, `roles/reboot_cluster`, see [reboot.md](reboot.md)).",
     "report": "What the report derives from the nodes' data (see [report.md](report.md)).",
+    "serve": "Serving a deployed model (`serve-model.yml`, `roles/serve`, see [serve-model.md](serve-model.md)): found "
+             "before anything stops or starts, or when no completion comes.",
 }
 
 
 def load_problems_module(path=REGISTRY_FILE):
-    """The registry module by path: it is stdlib-only, so no collection install is needed."""
+    """The registry module by path: it is stdlib-only, and the registries it gathers (_serve_problems.py) import
+    through the repository's own collections/ link, so no collection install is needed."""
+    collections = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "collections"))
+    if collections not in sys.path:
+        sys.path.insert(0, collections)
     spec = importlib.util.spec_from_file_location("macops_problems_registry", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -108,6 +108,9 @@ benchmark_generate_backend: ring
 # exo's own benchmark needs exo's source checkout (bench/exo_bench.py); the lab's exo is a stand-in,
 # so the exo suite is skipped here and says why.
 benchmark_exo_model: tiny-qwen2
+# Serving: the lab's MLX has no jaccl, so the ranks talk over ring. Two cores run every rank: a probe
+# completion may wait on a busy machine.
+serve_backend: ring
 """ % {"index": layout.PACKAGE_INDEX_URL.replace("://", "://maclab:%s@" % secrets.token_urlsafe(12), 1),
        "controller": layout.CONTROLLER_IP, "mlx": MLX_PACKAGE_SPEC, "model": testmodel.LAB_MODEL_PATH,
        "pool": layout.TB_ADDRESS_POOL, "exo": exo_dist.pinned_version(),

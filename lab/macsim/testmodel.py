@@ -6,7 +6,8 @@ What it writes is a Hugging Face model directory as mlx-lm reads it:
   its layers across ranks; the qwen3 dense model has none);
 - the weights as safetensors shards, one per group of layers, with `model.safetensors.index.json`
   (its `weight_map` is what a pipelined load reads to open only its own shards);
-- a WordLevel `tokenizer.json` and `tokenizer_config.json` (transformers' fast tokenizer class).
+- a byte-level BPE `tokenizer.json` (one token per byte) and `tokenizer_config.json`, so text prompts tokenize
+  (mlx-lm's server takes text).
 
 The safetensors layout: an 8-byte little-endian header length, a JSON header naming each tensor's
 dtype, shape and byte range (after the header), padded with spaces to 8 bytes, then the raw data.
@@ -111,17 +112,38 @@ def write_safetensors(path, tensors, rng, tiles=None):
     return 8 + len(text) + offset
 
 
+def byte_symbols():
+    """The 256 printable symbols a byte-level BPE writes bytes as (GPT-2's table): printable Latin-1 bytes are
+    themselves, the others take the code points from 256 on, in byte order."""
+    printable = set(range(ord("!"), ord("~") + 1)) | set(range(0xA1, 0xAC + 1)) | set(range(0xAE, 0xFF + 1))
+    symbols, shifted = [], 0
+    for byte in range(256):
+        if byte in printable:
+            symbols.append(chr(byte))
+        else:
+            symbols.append(chr(256 + shifted))
+            shifted += 1
+    return symbols
+
+
 def tokenizer_files(vocab):
-    """A WordLevel tokenizer over `vocab` made-up words, with unk, bos and eos as its first ids."""
+    """A byte-level BPE without merges (every byte one token), with unk, bos and eos as its first ids and made-up
+    words after the bytes up to `vocab`: any text tokenizes, one token per byte, as with Qwen2's tokenizer class,
+    which transformers 5 uses for a qwen2 model whatever tokenizer_config.json names."""
     special = ["<unk>", "<s>", "</s>"]
-    words = special + ["w%d" % index for index in range(vocab - len(special))]
+    if vocab < len(special) + 256:
+        raise ValueError("a byte-level vocabulary needs at least %d entries, not %d" % (len(special) + 256, vocab))
+    words = special + byte_symbols()
+    words += ["w%d" % index for index in range(vocab - len(words))]
+    byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
     tokenizer = {
         "version": "1.0", "truncation": None, "padding": None,
         "added_tokens": [{"id": index, "content": word, "single_word": False, "lstrip": False, "rstrip": False,
                           "normalized": False, "special": True} for index, word in enumerate(special)],
-        "normalizer": None, "pre_tokenizer": {"type": "WhitespaceSplit"}, "post_processor": None, "decoder": None,
-        "model": {"type": "WordLevel", "vocab": dict((word, index) for index, word in enumerate(words)),
-                  "unk_token": "<unk>"},
+        "normalizer": None, "pre_tokenizer": byte_level, "post_processor": None, "decoder": byte_level,
+        "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
+                  "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False, "ignore_merges": False,
+                  "vocab": dict((word, index) for index, word in enumerate(words)), "merges": []},
     }
     tokenizer_config = {"tokenizer_class": "PreTrainedTokenizerFast", "unk_token": "<unk>", "bos_token": "<s>",
                         "eos_token": "</s>", "model_max_length": 4096, "clean_up_tokenization_spaces": False}

@@ -23,6 +23,7 @@ from ansible_collections.macops.cluster.plugins.plugin_utils._bench_section impo
                                                                                     write_benchmark_files)
 from ansible_collections.macops.cluster.plugins.plugin_utils._cabling_render import cabling_dot
 from ansible_collections.macops.cluster.plugins.plugin_utils._deploy_section import deploy_section
+from ansible_collections.macops.cluster.plugins.plugin_utils._serve_section import serve_problems, serve_section
 from ansible_collections.macops.cluster.plugins.plugin_utils._report_files import report_files, write_file
 from ansible_collections.macops.cluster.plugins.plugin_utils._report_inputs import (nodes_from_hostvars, plain,
                                                                                     problems_from_hostvars,
@@ -45,6 +46,7 @@ ARGUMENT_SPEC = dict(
     count_as_change=dict(type="bool", default=True),
     write=dict(type="bool", default=True),
     deploy=dict(type="dict"),
+    serve=dict(type="dict"),
     benchmark=dict(type="dict"),
 )
 # Text files small enough that --diff shows them whole; HTML and SVG changes are listed by name.
@@ -145,6 +147,9 @@ class ActionModule(ActionBase):
         except (KeyError, TypeError, ValueError) as exc:
             raise AnsibleActionFail("cluster_report: deploy is not deploy-model.yml's placement and transfers (%s)"
                                     % exc)
+        if args["serve"]:
+            sections.append(serve_section(plain(args["serve"])))
+            problems = problems + serve_problems(plain(args["serve"]))
         run = dict(args["run"])
         root = os.path.realpath(args["dest"])
         write = args["write"]

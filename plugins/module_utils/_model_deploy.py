@@ -150,7 +150,8 @@ def write_manifest(dest, document, check_mode):
 def deployed_models(directories):
     """Each model directory under `directories` that holds a deployment record, checked by name and size
     only (no hashing, so a read stays cheap enough to run every few minutes):
-    [{path, name, runtime, rank, ranks, layers, ..., files, bytes, missing, wrong_size, complete}].
+    [{path, name, runtime, rank, ranks, layers, ..., files, bytes, missing, wrong_size, complete, recorded_at}]
+    (recorded_at: the record's mtime, when a deployment last changed it: serving's "deployed last").
     A record that cannot be read is listed with its error."""
     models = []
     for directory in directories:
@@ -176,6 +177,7 @@ def deployed_models(directories):
                 except OSError:
                     missing.append(file_name)
             entry = dict(document, path=path, files=len(sizes), bytes=sum(sizes.values()), missing=missing,
-                         wrong_size=wrong, complete=not missing and not wrong)
+                         wrong_size=wrong, complete=not missing and not wrong,
+                         recorded_at=int(os.path.getmtime(record)))
             models.append(entry)
     return models

@@ -22,20 +22,15 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-ERROR = "error"
-WARNING = "warning"
-INFO = "info"
-SEVERITIES = (ERROR, WARNING, INFO)
+from ansible_collections.macops.cluster.plugins.module_utils._problem_codes import (  # noqa: F401 - re-exported
+    ERROR, INFO, SEVERITIES, WARNING, registry_entry as _code)
+from ansible_collections.macops.cluster.plugins.module_utils._serve_problems import SERVE_CODES
 
 PROBLEM_KEYS = ("code", "severity", "host", "port", "peer", "message", "fix", "details")
 
 
 class UnknownProblemCode(ValueError):
     """A finder used a code that REGISTRY does not list (a bug in the collection, not in the cluster)."""
-
-
-def _code(severity, area, meaning, fix):
-    return {"severity": severity, "area": area, "meaning": meaning, "fix": fix}
 
 
 # code -> severity (the usual one), area (which part of the collection finds it), meaning (what it
@@ -582,6 +577,7 @@ REGISTRY = {
         "Choose the other mode or runtime (exo pipelines any model), or upgrade mlx-lm; then run deploy-model.yml "
         "again."),
 }
+REGISTRY.update(SERVE_CODES)
 
 
 def problem(code, message, fix=None, host=None, port=None, peer=None, severity=None, details=None):

@@ -15,7 +15,7 @@ version_added: 0.1.0
 description:
   - Builds the report model (the content of C(report.json), docs/report.md, validated by docs/report.schema.json)
     from every node's results - the cluster's state (nodes, cables, software, problems) with its one verdict, and
-    a section for each operation of the run (doctor, reboot, deploy, benchmark) - and writes, in one task on the controller, the
+    a section for each operation of the run (doctor, reboot, deploy, serve, benchmark) - and writes, in one task on the controller, the
     files a person or a CI job opens -
     C(report.json), C(index.html) (self-contained, with the cabling map inline), C(report.md),
     C(cabling.svg), C(cabling-graphviz.svg) when Graphviz C(dot) is installed, and
@@ -120,6 +120,15 @@ options:
         result by host, as M(macops.cluster.job_progress) published it).
       - The section shows the placement (one row per rank), then what each node received over which cable and how
         fast; its C(data) holds the placement and the deployment's record. Empty, no deploy section.
+    type: dict
+  serve:
+    description:
+      - serve-model.yml's run, for its section - C(state) (what the run asked), C(plan) (the
+        P(macops.cluster.serve_plan#filter) plan), C(ready) and C(measured) (the endpoint's answers to the readiness
+        and the timed completion, as M(ansible.builtin.uri) returned them) and C(status) (the leader supervisor's).
+      - The section shows the endpoint, the model, its runtime and backend, each rank's layers, the time to ready and
+        the first generation rate; a run that asked for the model and got no completion adds C(serve_not_ready). Empty, no
+        serve section.
     type: dict
   benchmark:
     description:

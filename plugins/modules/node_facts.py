@@ -318,13 +318,15 @@ models:
   description:
     - Per deployed model under O(models_dirs), its record (C(name), C(runtime), C(runtime_version), C(mode),
       C(copies), C(rank), C(ranks), C(layers), C(model_id)) with C(path), C(files) (how many), C(bytes), C(missing)
-      and C(wrong_size) (file names) and C(complete). Sizes only; the sha256 are checked by deploy-model.yml.
+      and C(wrong_size) (file names), C(complete) and C(recorded_at) (the record's modification time in seconds since
+      the epoch, when a deployment last changed it). Sizes only; the sha256 are checked by deploy-model.yml.
     - A record that cannot be read gives C(path), C(error) and C(complete=false).
   type: list
   elements: dict
   returned: when C(models) is gathered
   sample: [{"name": "tiny-qwen2", "runtime": "mlx-lm", "rank": 1, "ranks": 4, "layers": [6, 12], "files": 5,
-            "bytes": 260000000, "missing": [], "wrong_size": [], "complete": true, "path": "/Users/admin/models/tiny-qwen2"}]
+            "bytes": 260000000, "missing": [], "wrong_size": [], "complete": true, "path": "/Users/admin/models/tiny-qwen2",
+            "recorded_at": 1796220000}]
 links:
   description:
     - For this node's cables in O(links.plan_file) - C(plan_found) (the file is there), C(planned_links)

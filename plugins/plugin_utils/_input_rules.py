@@ -562,6 +562,26 @@ def model_directory_name(name, source):
     return (name or source.rstrip("/").rsplit("/", 1)[-1]).replace("/", "--")
 
 
+def serve(params, context):
+    """Ports that exist and differ, timeouts that leave a model time to load, networks and a label that parse."""
+    found = _at_least(params, context, [("serve_ready_timeout", 10, "seconds"), ("serve_probe_interval", 5, "seconds"),
+                                        ("serve_probe_timeout", 5, "seconds"), ("serve_heartbeat_timeout", 5, "seconds"),
+                                        ("serve_restart_limit", 0, "failed starts"), ("serve_max_tokens", 1, "tokens"),
+                                        ("serve_measure_tokens", 1, "tokens")])
+    ports = [name for name in ("serve_port", "serve_control_port", "serve_internal_port", "serve_mlx_port")
+             if params.has(name)]
+    for name in ports:
+        if not 1024 <= params[name] <= 65535 - 16:
+            found.append(_bad(context, name, params[name], "it must be a TCP port from 1024 to 65519",
+                              "Set %s to a free port in that range." % name))
+    taken = dict((params[name], name) for name in ports)
+    if len(taken) < len(ports):
+        found.append(_bad(context, ports[-1], params[ports[-1]], "serve_port, serve_control_port, "
+                          "serve_internal_port and serve_mlx_port must differ", "Give each of them its own port."))
+    return found + _ipv4_networks(params, context, "serve_allowed_networks") + \
+        _label(params, context, "serve_launchd_label", "org.macops.serve") + _absolute(params, context, "serve_dir")
+
+
 RULES = {
     "macops": macops,
     "preflight": preflight,
@@ -578,4 +598,5 @@ RULES = {
     "topology": topology,
     "benchmark": benchmark,
     "deploy_model": deploy_model,
+    "serve": serve,
 }

@@ -66,7 +66,7 @@ def test_each_fact_in_the_table_is_set_by_the_role_it_names_and_no_other():
         for fact in names:
             # reboot-cluster.yml (before the reboot), doctor.yml (its sweep), deploy-model.yml and benchmark.yml
             # (their one read) read the node in their own runs, with node_facts' set_facts.
-            readers = {"reboot_cluster", "doctor", "deploy_model", "benchmark"}
+            readers = {"reboot_cluster", "doctor", "deploy_model", "benchmark", "serve"}
             expected = {role} | readers if fact in ("macops_mac", "macops_node") else {role}
             assert found.get(fact, set()) <= expected and role in found.get(fact, set()), (fact, role, found.get(fact))
 

@@ -84,3 +84,13 @@ def test_a_model_is_placed_only_under_users_on_a_host(tmp_path):
             testmodel.place(paths, ["mac1"], bad)
     with pytest.raises(ValueError, match="no host mac1"):
         testmodel.place(paths, ["mac1"], "/Users/admin/models/tiny")
+
+
+def test_text_tokenizes_through_the_tokenizer_class_mlx_lm_loads(tmp_path):
+    """mlx-lm's server takes text: transformers 5 loads a qwen2 model's tokenizer as Qwen2Tokenizer whatever
+    tokenizer_config.json names, and a prompt that tokenized to nothing killed the server's generation thread."""
+    transformers = pytest.importorskip("transformers")
+    testmodel.write(str(tmp_path))
+    tokenizer = transformers.AutoTokenizer.from_pretrained(str(tmp_path))
+    ids = tokenizer.encode("Hello world", add_special_tokens=False)
+    assert len(ids) == len("Hello world") and tokenizer.decode(ids) == "Hello world"

@@ -28,6 +28,9 @@ NOT_SECRET = {
     "deploy_model_context_tokens": "a context length in a model's tokens, not a credential",
     "model_shard.context_tokens": "a context length in a model's tokens, not a credential",
     "model_shard.run_id": "a deployment's id, the same on every node and in the report, not a credential",
+    "serve_probe_interval": "seconds between two one-token completions, not a credential",
+    "serve_max_tokens": "a count of a model's tokens, not a credential",
+    "serve_measure_tokens": "a count of a model's tokens, not a credential",
 }
 
 

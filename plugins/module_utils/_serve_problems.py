@@ -1,0 +1,44 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+# PRIVATE to the collection: the problem codes of serving (serve-model.yml, roles/serve), part of the one
+# registry (_problems.py REGISTRY). Stdlib only, Python 3.9.
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.macops.cluster.plugins.module_utils._problem_codes import ERROR, registry_entry
+
+SERVE_CODES = {
+    "serve_model_unknown": registry_entry(
+        ERROR, "serve",
+        "serve_model_name names no model deploy-model.yml deployed on the cluster, or nothing is deployed yet.",
+        "Deploy it first (deploy-model.yml), or set serve_model_name to a deployed name (the message lists them)."),
+    "serve_model_incomplete": registry_entry(
+        ERROR, "serve",
+        "A rank's node lacks its part of the model: no copy, files missing or cut short (its deployment record, "
+        ".macops-model.json, lists what it should hold). Nothing was stopped or started.",
+        "Run deploy-model.yml again with the same source and name: it sends only what is missing."),
+    "serve_split_mismatch": registry_entry(
+        ERROR, "serve",
+        "The nodes' deployment records do not make one model in the backend's rank order: parts of two "
+        "deployments, layers missing or held twice, or the cabling (the hostfile's rank order) changed since the "
+        "deployment. Nothing was stopped or started.",
+        "Run deploy-model.yml again for the model on the cluster as it is cabled now, then serve-model.yml."),
+    "serve_backend_unavailable": registry_entry(
+        ERROR, "serve",
+        "The MLX backend asked (serve_backend) has no hostfile on every node: site.yml writes a backend's hostfile "
+        "only where the cabling and RDMA allow it (jaccl: a full mesh with RDMA ready on every cable).",
+        "Run doctor.yml to see why the backend is not available, fix that and run site.yml; or serve over another "
+        "backend (serve_backend: ring, or auto)."),
+    "serve_runtime_unsupported": registry_entry(
+        ERROR, "serve",
+        "The runtime asked (serve_runtime, or the deployment's) is not one serve-model.yml starts yet.",
+        "Deploy and serve with mlx-lm (deploy_model_runtime: mlx-lm), or run exo's own API for an exo deployment."),
+    "serve_not_ready": registry_entry(
+        ERROR, "serve",
+        "The endpoint gave no one-token completion within serve_ready_timeout, or the supervisor stopped every rank "
+        "after serve_restart_limit failed starts in a row (its status says the last failure).",
+        "Read the supervisor's log on rank 0 (serve_log_dir/serve.log) and each rank's log (serve_dir/run/rank.log); "
+        "after fixing the cause, run serve-model.yml with serve_state=restarted (on JACCL, reboot first: each "
+        "failed start leaks an RDMA protection domain)."),
+}

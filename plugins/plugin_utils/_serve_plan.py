@@ -1,0 +1,211 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+# PRIVATE to the collection: what serve-model.yml runs where, behind the macops.cluster.serve_plan filter.
+# Names and behaviour may change without notice. Stdlib only, Python 3.9 compatible.
+"""The serving plan, from every node's one read (deployment records, hostfiles, the job's present config).
+
+Which model: ``serve_model_name``, else the model deployed last (the newest deployment record). Its ranks
+come from the records deploy-model.yml wrote beside each node's files (rank, ranks, layers): they must
+cover every layer once, in the rank order of the backend's hostfile, each node's copy complete. The
+split is the records' own layer counts (rank 0 holds the last layers, mlx-lm's rule); it is passed to
+mlx-lm only when it is not mlx-lm's even split.
+
+Every rank runs under its node's LaunchDaemon through the collection's supervisor (files/serve_supervisor.py):
+the plan gives each node its supervisor's configuration, the same document the role writes, so a second
+run that finds it unchanged changes nothing. Rank 0's supervisor is the endpoint (a front that pins the
+``model`` field and checks the API key) and the leader that restarts every rank together; the others follow
+it over the control port. Nothing here connects anywhere: problems come back, the role stops on errors.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+
+from ansible_collections.macops.cluster.plugins.module_utils._problems import problem
+
+BACKENDS = ("ring", "jaccl", "jaccl-ring")
+# auto: RDMA where the rdma role wrote its hostfile (every device ready), else TCP over the same cables.
+AUTO_ORDER = ("jaccl", "jaccl-ring", "ring")
+CONFIG_VERSION = 1
+INTEGER_SETTINGS = ("port", "control_port", "internal_port", "ring_port", "ready_timeout", "probe_interval",
+                    "probe_timeout", "heartbeat_timeout", "restart_limit", "max_tokens")
+
+
+def _name(entry):
+    """A hostfile's ssh name as the inventory's: 'admin@mac1' is mac1."""
+    return str(entry.get("ssh") or "").rpartition("@")[2]
+
+
+def _hostfile(facts, path):
+    entry = ((facts.get("files") or {}).get(path) or {})
+    document = entry.get("json")
+    return document if entry.get("exists") and isinstance(document, dict) and document.get("hosts") else None
+
+
+def _records(facts_by_host, name):
+    """{host: deployment record of `name`} and {name: newest record time} over every node."""
+    found, newest = {}, {}
+    for host, facts in sorted(facts_by_host.items()):
+        for record in facts.get("models") or []:
+            if record.get("error") or not record.get("name"):
+                continue
+            newest[record["name"]] = max(newest.get(record["name"], 0), record.get("recorded_at") or 0)
+            if record["name"] == name:
+                found[host] = record
+    return found, newest
+
+
+def choose_model(facts_by_host, wanted):
+    """(name, [problem]): `wanted`, else the model with the newest deployment record on any node."""
+    records, newest = _records(facts_by_host, wanted)
+    if wanted:
+        if records:
+            return wanted, []
+        known = ", ".join(sorted(newest)) or "none"
+        return None, [problem("serve_model_unknown", "serve_model_name is %r, but no node holds a deployment of that "
+                              "name (deployed: %s)." % (wanted, known), details={"deployed": sorted(newest)})]
+    if not newest:
+        return None, [problem("serve_model_unknown", "No node holds a model deploy-model.yml deployed, so there is "
+                              "nothing to serve.")]
+    return max(sorted(newest), key=lambda name: newest[name]), []
+
+
+def choose_backend(facts_by_host, wanted, paths):
+    """(backend, hostfile, [problem]): the hostfile every node holds for the backend asked (auto: the first of
+    AUTO_ORDER that every node holds the same copy of)."""
+    problems = []
+    for backend in (AUTO_ORDER if wanted == "auto" else (wanted,)):
+        copies = dict((host, _hostfile(facts, paths[backend])) for host, facts in facts_by_host.items())
+        lacking = sorted(host for host, copy in copies.items() if copy is None)
+        distinct = set(json.dumps(copy, sort_keys=True) for copy in copies.values() if copy is not None)
+        if not lacking and len(distinct) == 1:
+            return backend, copies[sorted(copies)[0]], []
+        if wanted != "auto":
+            why = ("%s hold(s) no %s hostfile (%s): site.yml writes one only where the cabling and RDMA allow that "
+                   "backend" % (", ".join(lacking), backend, paths[backend])) if lacking else \
+                "the nodes hold different %s hostfiles (a site.yml run that did not finish)" % backend
+            problems.append(problem("serve_backend_unavailable", "serve_backend is %s, but %s." % (backend, why),
+                                    host=lacking[0] if lacking else None, details={"backend": backend,
+                                                                                   "lacking": lacking}))
+    if not problems:
+        problems.append(problem("serve_backend_unavailable", "No MLX hostfile is on every node (%s): the cluster has "
+                                "no backend to serve over." % ", ".join(sorted(paths.values()))))
+    return None, None, problems
+
+
+def _rank_problems(records, order, name):
+    """Problems with the records of `name` against the hostfile's rank order `order`."""
+    problems = []
+    ranks = set(int(record.get("ranks") or 0) for record in records.values())
+    if len(ranks) != 1:
+        return [problem("serve_split_mismatch", "The nodes' records of %s disagree on the rank count (%s): parts "
+                        "of two deployments." % (name, ", ".join("%s: %s" % (h, r.get("ranks"))
+                                                                 for h, r in sorted(records.items()))))]
+    count = ranks.pop()
+    by_rank = dict((int(record["rank"]), host) for host, record in records.items())
+    for rank in range(count):
+        host = by_rank.get(rank)
+        if host is None:
+            want = order[rank] if rank < len(order) else "?"
+            problems.append(problem("serve_model_incomplete", "Rank %d of %s (layers for %s) is on no node: %s holds "
+                                    "no copy of it." % (rank, name, want, want), host=want))
+        elif rank >= len(order) or order[rank] != host:
+            problems.append(problem("serve_split_mismatch", "%s holds rank %d of %s, but the hostfile's rank %d is %s: "
+                                    "the cabling changed since the deployment." % (
+                                        host, rank, name, rank, order[rank] if rank < len(order) else "nobody"),
+                                    host=host))
+    for host, record in sorted(records.items()):
+        if not record.get("complete"):
+            missing = list(record.get("missing") or []) + list(record.get("wrong_size") or [])
+            problems.append(problem("serve_model_incomplete", "%s's copy of %s lacks %d file(s) or holds them cut "
+                                    "short (%s)." % (host, name, len(missing), ", ".join(missing[:4])), host=host,
+                                    details={"missing": missing}))
+    covered = sorted((record["layers"][0], record["layers"][1]) for record in records.values()
+                     if record.get("layers"))
+    expected = 0
+    for start, end in sorted(covered, reverse=False):
+        if start != expected:
+            problems.append(problem("serve_split_mismatch", "The records of %s do not cover the layers once: layer "
+                                    "%d follows layer %d." % (name, start, expected - 1)))
+            break
+        expected = end
+    return problems
+
+
+def _split(records, count, mode):
+    """Per-rank layer counts (rank order), or None for tensor mode and for mlx-lm's own even split."""
+    if mode != "pipeline":
+        return None
+    by_rank = dict((int(r["rank"]), r["layers"][1] - r["layers"][0]) for r in records.values())
+    counts = [by_rank[rank] for rank in range(count)]
+    base, extra = divmod(sum(counts), count)
+    return None if counts == [base + (1 if rank < extra else 0) for rank in range(count)] else counts
+
+
+def launch(hostfile, port):
+    """What each supervisor needs to set MLX's init up as mlx.launch would (serve_supervisor.py's launch_files):
+    each rank's first address (ring: where it accepts from the previous rank; jaccl: rank 0's is the
+    coordinator), the RDMA devices (jaccl) and the first port."""
+    hosts = hostfile["hosts"]
+    return {"ips": [(h.get("ips") or [None])[0] for h in hosts], "rdma": [h.get("rdma") for h in hosts],
+            "port": port}
+
+
+def serve_plan(facts_by_host, settings):
+    """The plan: model, ranks, backend, endpoint and each node's supervisor config; ``problems`` (errors stop the
+    role before any job stops or starts). ``settings`` holds the role's inputs (see roles/serve/vars/main.yml)."""
+    plan = {"model": None, "ranks": [], "configs": {}, "problems": []}
+    settings = dict(settings, **dict((key, int(settings[key])) for key in INTEGER_SETTINGS))
+    name, problems = choose_model(facts_by_host, settings["model_name"])
+    if problems:
+        plan["problems"] = problems
+        return plan
+    records, _newest = _records(facts_by_host, name)
+    members = dict((host, facts_by_host[host]) for host in records)
+    backend, hostfile, problems = choose_backend(members, settings["backend"], settings["hostfile_paths"])
+    if problems:
+        plan["problems"] = problems
+        return plan
+    order = [_name(entry) for entry in hostfile["hosts"]]
+    sample = records[sorted(records)[0]]
+    runtime = settings["runtime"] or sample.get("runtime") or "mlx-lm"
+    problems = _rank_problems(records, order, name)
+    if runtime != "mlx-lm":
+        problems.append(problem("serve_runtime_unsupported", "serve_runtime %s: this version of serve-model.yml runs "
+                                "mlx-lm only (exo's API placement is planned)." % runtime))
+    if problems:
+        plan["problems"] = problems
+        return plan
+    count, mode = len(order), sample.get("mode") or "pipeline"
+    split = _split(records, count, mode)
+    leader = order[0]
+    addresses = settings["addresses"]
+    endpoint_host = settings["host"] or addresses[leader]
+    started_by = launch(hostfile, settings["ring_port"])
+    plan.update(model={"name": name, "model_id": sample.get("model_id") or name, "mode": mode, "runtime": runtime,
+                       "runtime_version": sample.get("runtime_version")},
+                backend=backend, split=split, leader=leader,
+                endpoint={"host": endpoint_host, "port": settings["port"],
+                          "url": "http://%s:%d" % (endpoint_host, settings["port"])})
+    for rank, host in enumerate(order):
+        record = records[host]
+        plan["ranks"].append({"rank": rank, "host": host, "layers": record["layers"], "path": record["path"]})
+        server_args = ["--model", record["path"], "--host", "127.0.0.1", "--port", str(settings["internal_port"]),
+                       "--max-tokens", str(settings["max_tokens"])] + (["--pipeline"] if mode == "pipeline" else [])
+        plan["configs"][host] = {
+            "version": CONFIG_VERSION, "model": name, "model_id": plan["model"]["model_id"], "model_path": record["path"],
+            "rank": rank, "ranks": count, "hosts": order, "backend": backend, "split": split,
+            "leader": {"host": leader, "control": "%s:%d" % (addresses[leader], settings["control_port"])},
+            "endpoint": {"host": endpoint_host, "port": settings["port"]} if rank == 0 else None,
+            "control_port": settings["control_port"], "internal_port": settings["internal_port"],
+            "wait_for_addresses": list(hostfile["hosts"][rank].get("ips") or []),
+            "python": settings["python"], "launcher": settings["launcher"], "server_args": server_args,
+            "launch": started_by, "launch_env": {"MLX_RANK": str(rank), "HF_HUB_OFFLINE": "1"},
+            "run_dir": settings["run_dir"], "api_key_file": settings["api_key_file"] if rank == 0 else None,
+            "ready_timeout": settings["ready_timeout"], "probe_interval": settings["probe_interval"],
+            "probe_timeout": settings["probe_timeout"], "restart_limit": settings["restart_limit"],
+            "heartbeat_timeout": settings["heartbeat_timeout"],
+        }
+    return plan

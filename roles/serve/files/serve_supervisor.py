@@ -1,0 +1,464 @@
+"""macops.cluster's serving supervisor: one per node, run by the node's LaunchDaemon (roles/serve).
+
+Why not `mlx.launch` under launchd: it exits 0 whatever happened to its ranks (launchd's restart on
+failure never fires), it has no SIGTERM handler (stopping it can orphan remote ranks that keep their GPU
+memory), and it needs SSH from the node to every node, itself included. Here each node runs its own rank
+with MLX_RANK and the backend's files, as mlx.launch would set them, and the supervisors agree over
+HTTP on the management network:
+
+- rank 0's supervisor is the **leader**: it runs rank 0, counts generations (one start of every rank
+  together), proves readiness with a real one-token completion (mlx-lm's /health answers 200 while the
+  model loads and during some hangs), probes again every ``probe_interval`` seconds, and is the endpoint:
+  a front that checks the API key, answers /v1/models with the served model only, refuses a request that
+  names another model (mlx-lm would drop the served weights and try to download it) and passes the rest
+  to rank 0's server on loopback;
+- every other supervisor is a **follower**: it waits for its Thunderbolt addresses, then sends a heartbeat
+  every second to the leader's control port and runs its rank for the generation the leader names.
+
+A rank that exits, a heartbeat that stops, an unhealthy server or a probe that times out (a hung rank,
+SIGSTOP included) ends the generation: every rank stops (SIGCONT, SIGTERM, then SIGKILL) and the next
+generation starts them all again. After ``restart_limit`` failed generations in a row (never ready in
+between) the leader stops every rank and says so in its status (state ``failed``) instead of looping: on
+JACCL every failed start leaks an RDMA protection domain that only a reboot frees. A reboot, or
+serve-model.yml with serve_state=restarted, starts again.
+
+Each supervisor writes its state to <run_dir>/status.json (doctor.yml and serve-model.yml read it).
+Python 3.9, stdlib only. Usage: serve_supervisor.py CONFIG.json
+"""
+import http.client
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+DEFAULT_MODEL = "default_model"  # what mlx_lm.server takes for the model it was started with
+STOP_GRACE_SECONDS = 10.0
+ERROR_LINE = re.compile(r"^[A-Za-z_.]*(Error|Exception): ")
+PEER_LOST = "connection to a peer was lost"
+HEALTH_EVERY_SECONDS = 2.0
+
+
+def log(message):
+    sys.stdout.write("%s serve: %s\n" % (time.strftime("%Y-%m-%dT%H:%M:%S"), message))
+    sys.stdout.flush()
+
+
+def write_json(path, document):
+    temporary = "%s.%d.tmp" % (path, os.getpid())
+    with open(temporary, "w") as handle:
+        json.dump(document, handle, indent=2, sort_keys=True)
+    os.rename(temporary, path)
+
+
+def addresses_up(addresses):
+    """True when every address is one of this node's (it can be bound)."""
+    for address in addresses:
+        probe = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            probe.bind((address, 0))
+        except OSError:
+            return False
+        finally:
+            probe.close()
+    return True
+
+
+def launch_files(config, generation):
+    """{variable: file content} and {variable: value} MLX's init reads for this generation. Generations take turns
+    between two port blocks, so a new rank 0 never waits for the old one's port to leave TIME_WAIT."""
+    launch = config["launch"]
+    port = launch["port"] + (generation % 2) * len(launch["ips"])
+    if config["backend"] == "ring":
+        return {"MLX_HOSTFILE": json.dumps([["%s:%d" % (ip, port + i)] for i, ip in enumerate(launch["ips"])])}, {}
+    env = {"MLX_JACCL_COORDINATOR": "%s:%d" % (launch["ips"][0], port)}
+    if config["backend"] == "jaccl-ring":
+        env["MLX_JACCL_RING"] = "1"
+    return {"MLX_IBV_DEVICES": json.dumps(launch["rdma"])}, env
+
+
+class Rank(object):
+    """This node's rank process: mlx_lm.server through the collection's launcher (serve_rank.py)."""
+
+    def __init__(self, config):
+        self.config = config
+        self.proc = None
+        self.generation = None
+        self.exit_code = None
+        self.exited_at = None
+
+    def start(self, generation):
+        run_dir = self.config["run_dir"]
+        files, env = launch_files(self.config, generation)
+        environment = dict(os.environ, **self.config["launch_env"])
+        environment.update(env)
+        environment["MACOPS_SERVE_SPLIT"] = json.dumps(self.config["split"]) if self.config["split"] else ""
+        for variable, content in files.items():
+            path = os.path.join(run_dir, variable.lower() + ".json")
+            with open(path, "w") as handle:
+                handle.write(content + "\n")
+            environment[variable] = path
+        log_path = os.path.join(run_dir, "rank.log")
+        if os.path.exists(log_path):
+            os.replace(log_path, log_path + ".1")  # the failed generation's log stays readable
+        with open(log_path, "ab") as output:
+            self.proc = subprocess.Popen([self.config["python"], self.config["launcher"]] + self.config["server_args"],
+                                         env=environment, stdin=subprocess.DEVNULL, stdout=output,
+                                         stderr=subprocess.STDOUT, cwd=run_dir)
+        self.generation, self.exit_code, self.exited_at = generation, None, None
+        threading.Thread(target=self._note_exit, args=(self.proc,), daemon=True).start()
+        log("generation %d: rank %d started, pid %d" % (generation, self.config["rank"], self.proc.pid))
+
+    def _note_exit(self, proc):
+        """When the rank ended, to the moment: of the ranks of a generation, the first to end is the one that failed
+        (its ring peers abort or exit 0 after it)."""
+        proc.wait()
+        if proc is self.proc:
+            self.exited_at = time.time()
+
+    def alive(self):
+        if self.proc is None:
+            return False
+        code = self.proc.poll()
+        if code is not None and self.exit_code is None:
+            self.exit_code = code
+            log("generation %s: rank %d exited %d" % (self.generation, self.config["rank"], code))
+        return code is None
+
+    def stop(self):
+        """SIGCONT first: a stopped (hung) rank must run to act on SIGTERM; SIGKILL after the grace."""
+        if not self.alive():
+            return
+        for signum in (signal.SIGCONT, signal.SIGTERM):
+            self.proc.send_signal(signum)
+        try:
+            self.proc.wait(STOP_GRACE_SECONDS)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.alive()
+
+    def last_error(self):
+        """The last Python error line of this generation's log ('RuntimeError: [load_safetensors] ...'), or None."""
+        try:
+            with open(os.path.join(self.config["run_dir"], "rank.log"), "rb") as handle:
+                handle.seek(max(0, os.path.getsize(handle.name) - 65536))
+                lines = handle.read().decode("utf-8", "replace").splitlines()
+        except OSError:
+            return None
+        errors = [line.strip() for line in lines if ERROR_LINE.match(line)]
+        return errors[-1][:300] if errors else None
+
+    @property
+    def pid(self):
+        return self.proc.pid if self.alive() else None
+
+
+def post_json(address, path, document, timeout, headers=None):
+    """(status, parsed body or None) of a POST; raises OSError (and http.client's errors) when unreachable."""
+    host, port = address.rsplit(":", 1)
+    connection = http.client.HTTPConnection(host, int(port), timeout=timeout)
+    try:
+        body = json.dumps(document).encode()
+        connection.request("POST", path, body=body, headers=dict(headers or {}, **{"Content-Type": "application/json"}))
+        response = connection.getresponse()
+        raw = response.read()
+        try:
+            return response.status, json.loads(raw.decode() or "null")
+        except ValueError:
+            return response.status, None
+    finally:
+        connection.close()
+
+
+def probe_completion(port, timeout):
+    """(ok, seconds, error): a one-token completion from rank 0's server, the proof that every rank answers."""
+    started = time.time()
+    try:
+        status, body = post_json("127.0.0.1:%d" % port, "/v1/completions", {
+            "model": DEFAULT_MODEL, "prompt": "Hello", "max_tokens": 1, "temperature": 0.0}, timeout)
+    except (OSError, http.client.HTTPException) as exc:
+        return False, time.time() - started, "%s: %s" % (type(exc).__name__, exc)
+    if status == 200 and isinstance(body, dict) and body.get("choices"):
+        return True, time.time() - started, None
+    return False, time.time() - started, "HTTP %s: %s" % (status, json.dumps(body)[:300])
+
+
+class Probe(object):
+    """One probe in a thread of its own, so the watch loop sees rank exits while a probe waits."""
+
+    def __init__(self, port, timeout):
+        self.started, self.result, self.timeout = time.time(), None, timeout
+        self.thread = threading.Thread(target=self._run, args=(port, timeout), daemon=True)
+        self.thread.start()
+
+    def _run(self, port, timeout):
+        self.result = probe_completion(port, timeout + 5)
+
+    def overdue(self):
+        return self.result is None and time.time() - self.started > self.timeout
+
+
+class Supervisor(object):
+    def __init__(self, config):
+        self.config = config
+        self.rank = Rank(config)
+        self.stopping = threading.Event()
+        self.lock = threading.Lock()
+        self.state, self.detail = "waiting_network", "waiting for the Thunderbolt addresses %s" % ", ".join(
+            config["wait_for_addresses"])
+        self.generation = 0
+        self.failures, self.restarts, self.last_failure = 0, 0, None
+        self.started_at = self.ready_since = self.time_to_ready = None
+        self.followers = {}
+        self.last_status = None
+
+    # ---- status ----------------------------------------------------------------------------------
+    def status(self):
+        with self.lock:
+            return {
+                "state": self.state, "detail": self.detail, "host": self.config["hosts"][self.config["rank"]],
+                "rank": self.config["rank"], "ranks": self.config["ranks"], "model": self.config["model"],
+                "backend": self.config["backend"], "generation": self.generation, "rank_pid": self.rank.pid,
+                "consecutive_failures": self.failures, "restarts": self.restarts,
+                "restart_limit": self.config["restart_limit"], "last_failure": self.last_failure,
+                "started_at": self.started_at, "ready_since": self.ready_since, "time_to_ready": self.time_to_ready,
+                "followers": dict((str(rank), info) for rank, info in sorted(self.followers.items())),
+                "endpoint": self.config.get("endpoint"), "supervisor_pid": os.getpid(), "updated_at": time.time(),
+            }
+
+    def publish(self, state=None, detail=None):
+        """Write status.json; with `state`, enter it (logged when it is new); with `detail` alone, say it."""
+        with self.lock:
+            if state is not None and state != self.state:
+                log("%s%s" % (state, ": " + detail if detail else ""))
+            if state is not None:
+                self.state = state
+            if detail is not None or state is not None:
+                self.detail = detail
+        write_json(os.path.join(self.config["run_dir"], "status.json"), self.status())
+
+    def wait_for_addresses(self):
+        while not self.stopping.is_set() and not addresses_up(self.config["wait_for_addresses"]):
+            self.stopping.wait(1.0)
+
+    def shutdown(self, *signal_args):  # noqa: ARG002 - a signal handler's (signum, frame)
+        self.stopping.set()
+
+
+class Leader(Supervisor):
+    """Rank 0: generations, readiness and the control state (the endpoint and the control port: serve_front.py)."""
+
+    def failure(self, kind, message, rank=0):
+        return {"kind": kind, "message": message, "rank": rank, "host": self.config["hosts"][rank],
+                "generation": self.generation, "at": time.time()}
+
+    def run(self):
+        self.publish()
+        self.wait_for_addresses()
+        while not self.stopping.is_set():
+            if not self.wait_for_followers():
+                break
+            with self.lock:
+                self.generation += 1
+                self.started_at, self.ready_since = time.time(), None
+            self.rank.start(self.generation)
+            self.publish("starting", "generation %d: loading %s on %d rank(s)" % (
+                self.generation, self.config["model"], self.config["ranks"]))
+            failure = self.watch()
+            self.rank.stop()
+            if failure is None:
+                break
+            with self.lock:
+                self.failures += 1
+                self.restarts += 1
+                self.last_failure = failure
+            log("generation %d failed: %s" % (self.generation, failure["message"]))
+            if self.failures > self.config["restart_limit"]:
+                self.publish("failed", "%d failed start(s) in a row, the last: %s. Every rank is stopped; reboot "
+                             "the nodes or run serve-model.yml with serve_state=restarted." % (
+                                 self.failures, failure["message"]))
+                self.stopping.wait()
+                break
+            self.publish("restarting", failure["message"])
+            self.stopping.wait(2.0)
+        self.publish("stopped", "the supervisor was stopped")
+
+    def watch(self):
+        """Until this generation fails (its failure) or the supervisor stops (None)."""
+        config, started = self.config, time.time()
+        probe, last_probe, last_health = None, 0.0, time.time()
+        while not self.stopping.wait(0.5):
+            now = time.time()
+            if not self.rank.alive():
+                return self.failure("exited", "rank 0 (%s) exited with status %s" % (
+                    config["hosts"][0], self.rank.exit_code))
+            lost = self.follower_failure(now, started)
+            if lost:
+                return lost
+            if probe is not None and probe.result is not None:
+                ok, seconds, error = probe.result
+                probe, last_probe = None, now
+                if ok and self.state == "starting":
+                    with self.lock:
+                        self.failures, self.ready_since = 0, now
+                        self.time_to_ready = round(now - self.started_at, 2)
+                    self.publish("ready", "generation %d answered a completion %.1f s after its start" % (
+                        self.generation, self.time_to_ready))
+                elif not ok and self.state == "ready":
+                    return self.settle(self.failure("unanswered", "a one-token completion failed: %s" % error))
+            if probe is not None and probe.overdue():
+                kind = "hung" if self.state == "ready" else "not_ready"
+                return self.failure(kind, "no one-token completion within %d s (a rank is hung or too slow)" %
+                                    probe.timeout)
+            if self.state == "starting":
+                if now - started > config["ready_timeout"]:
+                    return self.failure("not_ready", "not ready within serve_ready_timeout (%d s)" %
+                                        config["ready_timeout"])
+                if probe is None and now - last_probe >= 1.0:
+                    probe = Probe(config["internal_port"], max(1, config["ready_timeout"] - (now - started)))
+            else:
+                if now - last_health >= HEALTH_EVERY_SECONDS:
+                    last_health = now
+                    if not self.server_healthy():
+                        # Rank 0 learns of a dead peer through its ring; the peer's own report says which.
+                        return self.settle(self.failure(
+                            "unhealthy", "rank 0's server lost its generation thread (/health 503: a peer's "
+                            "connection was lost)"))
+                if probe is None and now - last_probe >= config["probe_interval"]:
+                    probe = Probe(config["internal_port"], config["probe_timeout"])
+            self.publish()
+        return None
+
+    def wait_for_followers(self):
+        """Every rank's supervisor heard from lately (a node still booting is waited for, not counted as a failed
+        start); False when the supervisor stops meanwhile."""
+        while not self.stopping.is_set():
+            now = time.time()
+            missing = [self.config["hosts"][rank] for rank in range(1, self.config["ranks"])
+                       if now - self.followers.get(rank, {}).get("seen", 0) > self.config["heartbeat_timeout"]]
+            if not missing:
+                return True
+            self.publish("waiting_ranks", "waiting for the supervisors of %s" % ", ".join(missing))
+            self.stopping.wait(1.0)
+        return False
+
+    def follower_failure(self, now, started):
+        timeout = self.config["heartbeat_timeout"]
+        if self.exited_followers():
+            return self.settle(None)
+        for rank in range(1, self.config["ranks"]):
+            info = self.followers.get(rank)
+            if now - (info["seen"] if info else started) > timeout:
+                return self.failure("lost", "no heartbeat from rank %d (%s) for %d s" % (
+                    rank, self.config["hosts"][rank], timeout), rank)
+        return None
+
+    def settle(self, seen_here):
+        """The failure to report once every rank had a moment to say how it ended: a rank that dies takes its ring
+        peers down with it (they abort on "connection to a peer was lost", or exit 0 when their generation thread
+        ends: a rank whose load fails exits 0 too), so the rank named is the one with an error of its own, else the
+        one a signal ended, else the first to end; `seen_here` (rank 0's own view) when no follower ended."""
+        self.stopping.wait(1.5)
+
+        def blame(item):
+            info = item[1]
+            error, code = info.get("error") or "", info.get("exit_code")
+            own_error = bool(error) and PEER_LOST not in error
+            killed = isinstance(code, int) and code < 0 and code != -signal.SIGABRT
+            return (not own_error, not killed, info.get("exited_at") or float("inf"))
+
+        exited = sorted(self.exited_followers(), key=blame)
+        if not exited:
+            return seen_here
+        rank, info = exited[0]
+        return self.failure("exited", "rank %d (%s) exited with status %s%s" % (
+            rank, info["host"], info.get("exit_code"), ": %s" % info["error"] if info.get("error") else ""), rank)
+
+    def exited_followers(self):
+        with self.lock:
+            return [(rank, dict(info)) for rank, info in sorted(self.followers.items())
+                    if info["generation"] == self.generation and info["rank_state"] == "exited"]
+
+    def server_healthy(self):
+        connection = http.client.HTTPConnection("127.0.0.1", self.config["internal_port"], timeout=5)
+        try:
+            connection.request("GET", "/health")
+            return connection.getresponse().status == 200
+        except (OSError, http.client.HTTPException):
+            return False
+        finally:
+            connection.close()
+
+    def heartbeat(self, message):
+        """A follower's heartbeat: remember it, answer with the generation to run (or none)."""
+        rank = int(message["rank"])
+        with self.lock:
+            self.followers[rank] = {"host": message.get("host"), "generation": message.get("generation"),
+                                    "rank_state": message.get("rank_state"), "exit_code": message.get("exit_code"),
+                                    "exited_at": message.get("exited_at"), "error": message.get("error"),
+                                    "seen": time.time()}
+            run = self.state in ("starting", "ready")
+            return {"generation": self.generation if run else None, "state": self.state}
+
+
+class Follower(Supervisor):
+    def run(self):
+        self.publish()
+        self.wait_for_addresses()
+        self.publish("waiting_leader", "waiting for rank 0's supervisor at %s" % self.config["leader"]["control"])
+        leader_seen = time.time()
+        while not self.stopping.wait(1.0):
+            alive = self.rank.alive()
+            rank_state = "running" if alive else ("exited" if self.rank.generation else "none")
+            try:
+                status, answer = post_json(self.config["leader"]["control"], "/macops/v1/heartbeat", {
+                    "rank": self.config["rank"], "host": self.config["hosts"][self.config["rank"]],
+                    "generation": self.rank.generation, "rank_state": rank_state,
+                    "exit_code": self.rank.exit_code, "exited_at": self.rank.exited_at,
+                    "error": self.rank.last_error() if rank_state == "exited" else None}, timeout=5)
+            except (OSError, http.client.HTTPException) as exc:
+                status, answer = None, {"error": str(exc)}
+            if status != 200 or not isinstance(answer, dict):
+                if time.time() - leader_seen > self.config["heartbeat_timeout"] and self.rank.alive():
+                    log("rank 0's supervisor is gone (%s): stopping this rank" % answer)
+                    self.rank.stop()
+                    self.publish("waiting_leader", "rank 0's supervisor does not answer: %s" % answer)
+                continue
+            leader_seen = time.time()
+            wanted = answer.get("generation")
+            with self.lock:
+                self.generation = wanted or self.generation
+            if wanted is None:
+                if self.rank.alive():
+                    self.rank.stop()
+                self.publish(answer.get("state") or "waiting_leader", "rank 0 says %s" % answer.get("state"))
+            elif wanted != self.rank.generation:
+                self.rank.stop()
+                self.rank.start(wanted)
+                self.publish("running", "generation %d" % wanted)
+            else:
+                self.publish()
+        self.rank.stop()
+        self.publish("stopped", "the supervisor was stopped")
+
+
+def main(argv):
+    with open(argv[1]) as handle:
+        config = json.load(handle)
+    supervisor = (Leader if config["rank"] == 0 else Follower)(config)
+    signal.signal(signal.SIGTERM, supervisor.shutdown)
+    signal.signal(signal.SIGINT, supervisor.shutdown)
+    if config["rank"] == 0:
+        import serve_front  # noqa: E402 - beside this file; only the leader serves HTTP
+        serve_front.start(supervisor, config)
+    supervisor.run()
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    main(sys.argv)
