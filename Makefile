@@ -29,9 +29,10 @@ lab: setup lab-up
 lab-up: setup
 	lab/maclab up --nodes $(LAB_NODES)
 
-# Every lab make starts: lab 0 (make lab, molecule) and lab 1 (make e2e's second stream).
+# Every lab make starts: lab 0 (make lab, molecule), lab 1 (make e2e's second stream) and lab 2 (its
+# serving stream).
 lab-down:
-	@if [ -x lab/maclab ]; then for id in 0 1; do MACLAB_ID=$$id lab/maclab down; done; fi
+	@if [ -x lab/maclab ]; then for id in 0 1 2; do MACLAB_ID=$$id lab/maclab down; done; fi
 
 # Every stage in order, each timed with a JUnit file in artifacts/junit/, then each stage's wall
 # time and the 20 slowest tests (scripts/test_stages.sh; compare two runs with
@@ -72,9 +73,9 @@ unit: setup
 	  --cov=plugins/module_utils --cov=plugins/plugin_utils --cov=plugins/filter \
 	  --cov-report=term-missing:skip-covered --cov-fail-under=90 $(PYTEST_ARGS)
 
-# Two streams on two labs side by side (lab 1: the lab, shims, modules, roles, collection, reboot;
-# lab 0: site.yml and the playbooks on the lab it converges), then the secrets scan over both
-# streams' logs (scripts/e2e_streams.sh).
+# Three streams on three labs side by side (lab 1: the lab, shims, modules, roles, collection, reboot;
+# lab 0: site.yml and the playbooks on the lab it converges; lab 2: serve-model.yml), then the secrets
+# scan over every stream's logs (scripts/e2e_streams.sh).
 e2e: setup
 	PYTEST_ARGS="$(PYTEST_ARGS)" bash scripts/e2e_streams.sh
 

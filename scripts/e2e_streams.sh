@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# make e2e: the end-to-end suite as two streams on two labs side by side, then the secrets scan.
+# make e2e: the end-to-end suite as three streams on three labs side by side, then the secrets scan.
 #   lab 1: the lab itself, its shims, the modules, each role, the collection, reboot-cluster.yml;
 #   lab 0: site.yml and the playbooks on the lab it converges (kept up with MACLAB_KEEP_UP=1);
+#   lab 2: serve-model.yml on a lab one site.yml run converges (the shortest; taken down when it ends);
 #   then, with E2E_AFTER_LAB1, a command on lab 1 (make test: molecule and the benchmark smoke runs).
 # Each stream is a pytest session of its own on its own lab (MACLAB_ID, lab/macsim/layout.py). An
 # end-to-end test spends most of its time waiting (SSH, boots, timeouts), so two streams share two
 # cores well. tests/e2e/lab/test_98_secrets.py then reads every log both wrote (MACLAB_E2E_LOGS).
 # JUnit: $JUNIT_DIR/e2e.lab1.xml, e2e.lab0.xml, e2e.secrets.xml (scripts/test_times.py reads them
-# as the e2e stage). Extra pytest arguments: PYTEST_ARGS.
+# as the e2e stage; and e2e.lab2.xml). Extra pytest arguments: PYTEST_ARGS.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 read -r -a extra <<< "${PYTEST_ARGS:-}"
@@ -36,11 +37,15 @@ lab1_lane() {
 lab1=$!
 ( MACLAB_ID=0 pytest_run lab0 tests/e2e/site 2>&1 | sed -u 's/^/[lab 0] /' ) &
 lab0=$!
+( MACLAB_ID=2 MACLAB_KEEP_UP=0 pytest_run lab2 tests/e2e/serve 2>&1 | sed -u 's/^/[lab 2] /' ) &
+lab2=$!
 wait "$lab1"; status1=$?
 wait "$lab0"; status0=$?
-echo "e2e: lab 1 stream exited $status1, lab 0 stream exited $status0; the secrets scan over both"
+wait "$lab2"; status2=$?
+echo "e2e: lab 1 stream exited $status1, lab 0 stream exited $status0, lab 2 stream exited $status2;" \
+  "the secrets scan over all three"
 MACLAB_ID=0 MACLAB_REUSE=1 pytest_run secrets "$SECRETS"
 status=$?
 # The first failure's status: a stream's, else the scan's.
-for s in "$status1" "$status0" "$status"; do [ "$s" -ne 0 ] && exit "$s"; done
+for s in "$status1" "$status0" "$status2" "$status"; do [ "$s" -ne 0 ] && exit "$s"; done
 exit 0

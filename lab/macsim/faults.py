@@ -10,7 +10,7 @@ import plistlib
 import re
 import signal
 
-from . import faultbase, faults_exo, faults_settings, layout, net, statefile, topology
+from . import faultbase, faults_exo, faults_serve, faults_settings, layout, net, statefile, topology
 from .formats import profiler
 
 from .faultbase import FaultError
@@ -405,7 +405,8 @@ def fault_clear(paths):
                 state["boot"]["boot_seconds"] = saved
         elif kind == "hang":
             _undo_hang(paths, host, saved)
-        elif faults_settings.undo(paths, kind, host, saved) or faults_exo.undo(paths, kind, host, saved):
+        elif faults_settings.undo(paths, kind, host, saved) or faults_exo.undo(paths, kind, host, saved) \
+                or faults_serve.undo(paths, kind, host, saved):
             pass
     from . import lab as labmod
     for host in [h["name"] for h in lab["hosts"]]:
@@ -424,6 +425,7 @@ KINDS = {
 }
 KINDS.update(faults_settings.KINDS)
 KINDS.update(faults_exo.KINDS)
+KINDS.update(faults_serve.KINDS)
 
 
 def apply(paths, kind, args):

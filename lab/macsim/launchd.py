@@ -19,7 +19,7 @@ import sys
 import time
 import traceback
 
-from . import layout, pf, statefile
+from . import layout, pf, pf_filter, statefile
 from .lineproto import recv_line, send_line
 
 STOP_GRACE_SECONDS = 5.0
@@ -111,6 +111,9 @@ def boot_bookkeeping(hdir, log):
         problem = pf.boot_reset(state.setdefault("pf", pf.default_state()), _read_text)
         if problem:
             log("pf: /etc/pf.conf not loaded: %s" % problem.strip())
+        problem = pf_filter.apply(state["pf"])  # off after boot: no packet is filtered until pfctl -E
+        if problem:
+            log("pf: the packet filter could not be reset: %s" % problem)
         volatile = statefile.new_volatile(boot.get("boottime", 0))
         boot["boottime"] = volatile["boottime"]
         statefile.write_json(state_path, state)

@@ -34,6 +34,20 @@ SERVE_CODES = {
         ERROR, "serve",
         "The runtime asked (serve_runtime, or the deployment's) is not one serve-model.yml starts yet.",
         "Deploy and serve with mlx-lm (deploy_model_runtime: mlx-lm), or run exo's own API for an exo deployment."),
+    "serve_rank_stopped": registry_entry(
+        ERROR, "serve",
+        "A node that serve-model.yml gave a rank has no serving job loaded (booted out, or launchd gave up on it): its "
+        "rank does not run, so the model cannot answer.",
+        "Run serve-model.yml (serve_state=restarted starts every rank together), or on that node sudo launchctl "
+        "bootstrap system /Library/LaunchDaemons/org.macops.serve.plist."),
+    "serve_hung": registry_entry(
+        ERROR, "serve",
+        "The endpoint took a request but gave no one-token completion in time: a rank is hung, every process alive "
+        "and a collective waiting forever (mlx #4475, mlx-lm #1493), which process checks and mlx-lm's /health "
+        "miss.",
+        "The supervisor restarts every rank once its own probe times out (serve_probe_interval + "
+        "serve_probe_timeout); if it persists, run serve-model.yml with serve_state=restarted and read each rank's "
+        "run/rank.log; on JACCL, reboot (reboot-cluster.yml)."),
     "serve_not_ready": registry_entry(
         ERROR, "serve",
         "The endpoint gave no one-token completion within serve_ready_timeout, or the supervisor stopped every rank "

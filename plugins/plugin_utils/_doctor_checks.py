@@ -20,6 +20,7 @@ import json
 from ansible_collections.macops.cluster.plugins.module_utils._problems import ERROR, INFO, SEVERITIES, WARNING, problem
 from ansible_collections.macops.cluster.plugins.plugin_utils._doctor_cabling import (cabling_problems, doctor_topology,
                                                                                      lit_cables, planned_peers)
+from ansible_collections.macops.cluster.plugins.plugin_utils._doctor_serve import serving
 from ansible_collections.macops.cluster.plugins.plugin_utils._preflight_checks import node_checks
 
 # The hostfiles the rdma role writes when it chose an RDMA backend: RDMA is then promised, also when
@@ -431,6 +432,7 @@ def node_findings(host, mac, node, macs, settings, cabling=None, sweeps=None):
     results += _ssh(host, node)
     results += _firewall(host, node, settings)
     results += _mlx_smoke(host, settings)
+    results += serving(host, node, settings, _verdict)
     return {"checks": [pair[0] for pair in results if pair[0] is not None],
             "problems": _once(preflight["problems"] + [pair[1] for pair in results if pair[1] is not None])}
 

@@ -1,7 +1,7 @@
-"""pfctl (state only: the lab's pf filters no packets)."""
+"""pfctl: pf's state, and its block rules as nftables rules in the host's namespace (pf_filter)."""
 import time
 
-from .. import pf
+from .. import pf, pf_filter
 from .registry import command
 from .state import Fail, err, out, require_root
 
@@ -70,6 +70,10 @@ def cmd_pfctl(host, args):
                 err(pf.MAIN_RULESET_WARNING)
         if "-E" in flags or "-e" in flags:
             _pf_enable(state, "-E" in flags)
+        if any(flag in flags for flag in ("-X", "-d", "-F", "-f", "-E", "-e")):
+            problem = pf_filter.apply(state)
+            if problem:
+                err("maclab: the packet filter could not follow pf's rules: %s\n" % problem)
     if "-s" in flags:
         out(_pf_show(host.state.get("pf") or pf.default_state(), flags["-s"], anchor))
     return 0

@@ -1,6 +1,7 @@
 """Issue 11, acceptance 5: no log the end-to-end suite produced holds a secret: the lab's become
 password, the token in the lab's pip index URL (lab/macsim/inventory.py puts one there), or the
-tokens the reboot tests give the power hook (a header) and authrestart (a password).
+tokens the reboot tests give the power hook (a header) and authrestart (a password), and the serving tests'
+API key.
 
 Runs after every other end-to-end test and before test_99_down.py (conftest.py orders it), so it
 reads everything: Ansible's output of every run (ANSIBLE_LOG_PATH, set by labtools.ansible_env),
@@ -16,8 +17,9 @@ import labtools
 from labtools import HOSTS, ROOT, log_lines, ssh
 
 # Given by tests/e2e/reboot/test_reboot_cluster.py: a power hook's Authorization header and an
-# authrestart password.
-TEST_SECRETS = {"power_hook_header_token": "s3cret-token", "filevault_password": "fv-unlock-secret"}
+# authrestart password; by tests/e2e/serve/test_serve.py: the serving endpoint's API key.
+TEST_SECRETS = {"power_hook_header_token": "s3cret-token", "filevault_password": "fv-unlock-secret",
+                "serve_api_key": "sk-serve-e2e-secret"}
 STATE = "/Library/Application Support/macops"
 
 

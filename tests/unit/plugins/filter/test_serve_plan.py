@@ -142,3 +142,12 @@ def test_a_broken_read_is_a_filter_error_not_a_traceback(broken):
     nodes.update(broken)
     with pytest.raises(AnsibleFilterError):
         serve_plan(nodes, SETTINGS)
+
+
+def test_serve_leader_is_rank_0_s_configuration_or_none():
+    from ansible_collections.macops.cluster.plugins.filter.serve_leader import serve_leader
+    leader = {"rank": 0, "endpoint": {"host": "198.18.0.11", "port": 8080}}
+    reads = {"mac1": {"exists": False}, "mac2": {"exists": True, "json": None}, "mac3": {"exists": True,
+             "json": {"rank": 1}}, "mac4": {"exists": True, "json": leader}, "mac5": "not a read"}
+    assert serve_leader(reads) == leader
+    assert serve_leader({"mac1": {"exists": False}}) is None and serve_leader({}) is None

@@ -1,8 +1,10 @@
-"""serve-model.yml on the shared converged lab (issue 33): a model deploy-model.yml placed on the four nodes is
+"""serve-model.yml on the serving lane's converged lab (make e2e: lab 2; issue 33): a model deploy-model.yml placed on the four nodes is
 served pipelined over the ring backend, each rank under its node's LaunchDaemon, and answers an OpenAI chat
 completion from the controller; a second run changes nothing; a request naming another model is refused and
-leaves the served one loaded; a killed rank and a stopped (SIGSTOP) one make every rank restart and the endpoint
-answer again; a rank that keeps failing stops after the cap and the run says so."""
+leaves the served one loaded, and an address outside serve_allowed_networks cannot reach it; a killed rank and a stopped (SIGSTOP) one make every rank restart and the endpoint
+answer again; reboot-cluster.yml stops serving before the reboot and waits for a completion after it; a
+rank that keeps failing stops after the cap and the run says so; doctor.yml finds a stopped rank and a hung
+server, each by its own code."""
 import json
 import os
 import subprocess
@@ -12,26 +14,34 @@ import urllib.request
 
 import pytest
 
-from labtools import HOSTS, INVENTORY, REPO, VENV_BIN, ansible_env, maclab, on_host, recap, ssh, valid_report, wait_until
+from labtools import (HOSTS, INVENTORY, REPO, VENV_BIN, ansible_env, layout, maclab, on_host, recap, ssh, valid_report,
+                      wait_until)
 
 SERVE = os.path.join(REPO, "serve-model.yml")
+REBOOT = os.path.join(REPO, "reboot-cluster.yml")
+DOCTOR = os.path.join(REPO, "doctor.yml")
 DEPLOY = os.path.join(REPO, "deploy-model.yml")
 SOURCE = "/Users/admin/staging/serve-qwen2"
 NAME = "serve-qwen2"
 DEST = "/Users/admin/models/" + NAME
 # 8 layers over 4 ranks, small enough that every rank loads in seconds on CI's two cores.
 MODEL = ["--layers", "8", "--hidden", "128", "--intermediate", "256", "--heads", "4", "--kv-heads", "2", "--shards", "8"]
-ENDPOINT = "http://198.18.0.11:8080"
+ENDPOINT = "http://%s:8080" % layout.mgmt_ip(1)  # rank 0's management address (mac1), the default port
 RUN_DIR = "/Library/Application Support/macops/serve/run"
-# Short probes so that a hung rank is found within seconds; a low cap so that a failing rank stops soon.
-SETTINGS = {"serve_probe_interval": 5, "serve_probe_timeout": 10, "serve_heartbeat_timeout": 10,
-            "serve_restart_limit": 2, "serve_ready_timeout": 120}
+# Only the controller may reach the endpoint. The supervisor probes rarely, so that doctor.yml sees a hung rank before the supervisor heals it (the SIGSTOP
+# case below probes every 5 s); a low cap, so that a failing rank stops soon. With an API key, as a cluster
+# open to a LAN runs: tests/e2e/lab/test_98_secrets.py finds it in no log.
+API_KEY = "sk-serve-e2e-secret"
+SETTINGS = {"serve_probe_interval": 600, "serve_probe_timeout": 10, "serve_heartbeat_timeout": 10,
+            "serve_restart_limit": 2, "serve_ready_timeout": 120, "serve_api_key": API_KEY,
+            "serve_allowed_networks": [layout.CONTROLLER_IP + "/32"]}
+SETTINGS_PROBED = {"serve_probe_interval": 5}
+HEADERS = {"Content-Type": "application/json", "Authorization": "Bearer " + API_KEY}
 
 
 def post(path, document, timeout=60):
     """(status, JSON body) of a POST to the endpoint from the controller."""
-    request = urllib.request.Request(ENDPOINT + path, data=json.dumps(document).encode(),
-                                     headers={"Content-Type": "application/json"})
+    request = urllib.request.Request(ENDPOINT + path, data=json.dumps(document).encode(), headers=HEADERS)
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
             return response.status, json.loads(response.read().decode())
@@ -42,7 +52,7 @@ def post(path, document, timeout=60):
 
 
 def get(path):
-    with urllib.request.urlopen(ENDPOINT + path, timeout=10) as response:
+    with urllib.request.urlopen(urllib.request.Request(ENDPOINT + path, headers=HEADERS), timeout=10) as response:
         return json.loads(response.read().decode())
 
 
@@ -114,8 +124,45 @@ def test_a_request_naming_another_model_is_refused_and_the_served_one_stays_load
     assert (after["generation"], after["restarts"]) == (before["generation"], before["restarts"])
 
 
+def reaches_endpoint_from(host):
+    """Whether a TCP connection from `host`'s network namespace (its management address) reaches the endpoint."""
+    return subprocess.run(["ip", "netns", "exec", layout.netns(host), "curl", "-s", "-o", "/dev/null", "-m", "3",
+                           ENDPOINT + "/health"], stdout=subprocess.PIPE, stderr=subprocess.PIPE).returncode == 0
+
+
+@pytest.mark.parametrize("fault, host, code", [("serve-stopped", "mac3", "serve_rank_stopped"),
+                                               ("serve-hung", "mac2", "serve_hung")])
+def test_doctor_finds_a_stopped_rank_and_a_hung_server(served, fault, host, code):
+    """A hung follower leaves rank 0's /health at 200 (its HTTP thread lives): only a completion finds it. The
+    supervisor probes rarely here (SETTINGS), so it does not heal the hang before doctor.yml looks."""
+    maclab("fault", fault, host)
+    report_dir = os.path.join(served.tmp_dir, "doctor-" + fault)
+    try:
+        served.playbook(DOCTOR, "-e", json.dumps({"doctor_serve_timeout": 10, "doctor_report_dir": report_dir,
+                                                  "doctor_fail_on": "never", "doctor_check_updates": False,
+                                                  "doctor_exo_expected": False,
+                                                  "serve_api_key": API_KEY}))
+        found = [(p["code"], p["host"]) for p in valid_report(report_dir)["problems"] if p["code"].startswith("serve")]
+    finally:
+        maclab("fault", "clear")
+    where = "mac1" if code == "serve_hung" else host  # the endpoint's finding is rank 0's
+    assert (code, where) in found, found
+    # Cleared, the job starts again (every rank together) or the stopped rank resumes: the model answers.
+    wait_until(answers, 120, interval=1, message="the model to answer again")
+
+
+def test_the_endpoint_is_closed_to_an_address_outside_serve_allowed_networks(served):
+    """SETTINGS allow the controller alone: mac2's management address is a node's, not a client's."""
+    assert answers() and not reaches_endpoint_from("mac2")
+    # The supervisors still reach rank 0's control port (the nodes' own rule): every rank is in the generation.
+    status = get("/macops/v1/status")
+    assert all(node_status(host)["generation"] == status["generation"] for host in HOSTS)
+
+
 @pytest.mark.parametrize("signal_name", ["KILL", "STOP"])
 def test_a_killed_or_stopped_rank_makes_every_rank_restart_and_the_endpoint_answers_again(served, signal_name):
+    if signal_name == "STOP":  # the supervisor's probe finds a hung rank: probe every 5 s from here on
+        served("-e", json.dumps({"serve_probe_interval": SETTINGS_PROBED["serve_probe_interval"]}))
     before = get("/macops/v1/status")
     load = before["time_to_ready"]
     victim = "mac3" if signal_name == "KILL" else "mac2"
@@ -123,7 +170,7 @@ def test_a_killed_or_stopped_rank_makes_every_rank_restart_and_the_endpoint_answ
     started = time.time()
     ssh(victim, "kill -%s %d" % (signal_name, old_pids[victim]))
     # A killed rank is found at once; a stopped one when a probe waits serve_probe_timeout past its interval.
-    found_within = 2 * load + 15 + (SETTINGS["serve_probe_interval"] + SETTINGS["serve_probe_timeout"]
+    found_within = 2 * load + 15 + (SETTINGS_PROBED["serve_probe_interval"] + SETTINGS["serve_probe_timeout"]
                                     if signal_name == "STOP" else 0)
     after = generation_after(before["generation"], found_within + 30)
     assert answers()
@@ -137,6 +184,25 @@ def test_a_killed_or_stopped_rank_makes_every_rank_restart_and_the_endpoint_answ
     for host in HOSTS:
         status = node_status(host)
         assert status["generation"] == after["generation"] and status["rank_pid"] != old_pids[host], (host, status)
+
+
+def test_reboot_cluster_stops_the_served_model_and_it_answers_again_after_the_reboot(served):
+    rebooted_at = time.time()
+    report_dir = os.path.join(served.tmp_dir, "reboot")
+    proc = served.playbook(REBOOT, "-e", json.dumps({"reboot_cluster_report_dir": report_dir,
+                                                     "reboot_cluster_serve_timeout": 120, "serve_api_key": API_KEY,
+                                                     # The serving lane's lab runs no exo (conftest.py).
+                                                     "reboot_cluster_verify_exo": False}))
+    # The supervisor was stopped before the reboot (bootout) and started by launchd at boot: a new process,
+    # a first generation, every rank in it; reboot-cluster.yml waited for a completion through the endpoint.
+    after = get("/macops/v1/status")
+    assert after["state"] == "ready" and after["started_at"] > rebooted_at, after
+    assert all(node_status(host)["generation"] == after["generation"] for host in HOSTS)
+    assert answers()
+    [section] = [s for s in valid_report(report_dir)["sections"] if s["operation"] == "reboot"]
+    assert all(node["ok"] and node["rebooted"] for node in section["data"]["nodes"].values()), section["data"]
+    waited = proc.stdout.split("Wait for the served model to answer a completion again", 1)[1].split("TASK [", 1)[0]
+    assert "ok: [mac1 -> localhost]" in waited and "serve_not_ready" not in proc.stdout, waited
 
 
 def test_a_rank_that_keeps_failing_stops_after_the_cap_and_the_run_says_so(served):
@@ -157,8 +223,3 @@ def test_a_rank_that_keeps_failing_stops_after_the_cap_and_the_run_says_so(serve
     # serve-model.yml says so too (serve_not_ready, the leader's last failure) and fails.
     failed = served("-e", "serve_state=restarted", check=False)
     assert failed.returncode != 0 and "serve_not_ready" in failed.stdout, failed.stdout[-3000:]
-    # deploy-model.yml puts the file back (its sha256 differs); the model is served again.
-    served.playbook(DEPLOY, "-e", "deploy_model_source=%s" % SOURCE, "-e", "deploy_model_source_host=mac1",
-                    "-e", "deploy_model_report_dir=%s" % os.path.join(served.tmp_dir, "deploy"))
-    served("-e", "serve_state=restarted")
-    assert answers()

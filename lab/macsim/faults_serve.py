@@ -1,0 +1,63 @@
+"""`maclab fault` for serve-model.yml: a node's serving job stopped (its LaunchDaemon booted out, as after
+`launchctl bootout` or a job that launchd gave up on: its rank does not run) and a hung rank (its process
+stopped with SIGSTOP, alive to every process list while every collective waits on it: mlx #4475, mlx-lm
+#1493). `undo` is what `fault clear` does for each."""
+import json
+import signal
+import subprocess
+
+from .faultbase import FaultError, launchd_hostpid, launchd_request, record
+
+# The serve role's defaults (serve_launchd_label, serve_dir), which the lab's inventory keeps.
+SERVE_LABEL = "org.macops.serve"
+SERVE_PLIST = "/Library/LaunchDaemons/%s.plist" % SERVE_LABEL
+SERVE_STATUS = "/Library/Application Support/macops/serve/run/status.json"
+
+
+def fault_serve_stopped(paths, host):
+    reply = launchd_request(paths, host, {"op": "bootout", "label": SERVE_LABEL})
+    if reply["rc"] != 0:
+        raise FaultError("%s: bootout of %s failed: %s" % (host, SERVE_LABEL, reply["err"].strip()))
+    record(paths, "serve-stopped", [host])
+    return "%s: %s booted out (its rank stopped)" % (host, SERVE_LABEL)
+
+
+def _signal_in_host(paths, host, pid, signum):
+    """Signal a process by its pid inside the host (its own pid namespace)."""
+    root = launchd_hostpid(paths, host)
+    if root is None:
+        raise FaultError("%s is not running" % host)
+    done = subprocess.run(["nsenter", "-t", str(root), "-p", "-m", "--", "kill", "-%d" % signum, str(pid)],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    if done.returncode != 0:
+        raise FaultError("%s: kill -%d %s failed: %s" % (host, signum, pid, done.stderr.strip()))
+
+
+def fault_serve_hung(paths, host):
+    try:
+        with open(paths.host_file(host, "fs") + SERVE_STATUS) as handle:
+            pid = json.load(handle)["rank_pid"]
+    except (OSError, ValueError, KeyError) as exc:
+        raise FaultError("%s: no serving status to read the rank from: %s" % (host, exc))
+    if not pid:
+        raise FaultError("%s: its supervisor runs no rank now" % host)
+    _signal_in_host(paths, host, pid, signal.SIGSTOP)
+    record(paths, "serve-hung", [host], pid)
+    return "%s: rank process %d stopped (SIGSTOP)" % (host, pid)
+
+
+def undo(paths, kind, host, saved):
+    """Put back what fault ``kind`` replaced on ``host``; False for a kind this module does not know."""
+    if kind == "serve-stopped":
+        launchd_request(paths, host, {"op": "bootstrap", "plist": SERVE_PLIST})
+    elif kind == "serve-hung":
+        try:
+            _signal_in_host(paths, host, saved, signal.SIGCONT)
+        except FaultError:
+            pass  # the supervisor ended the rank meanwhile, or the host rebooted
+    else:
+        return False
+    return True
+
+
+KINDS = {"serve-stopped": (1, fault_serve_stopped), "serve-hung": (1, fault_serve_hung)}

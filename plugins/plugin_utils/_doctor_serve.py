@@ -1,0 +1,69 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+# PRIVATE to the collection: doctor.yml's checks of serve-model.yml's model (_doctor_checks.node_findings).
+"""Where serve-model.yml serves (the node holds the serve role's serve.json): its job must be loaded and its
+supervisor not given up (status.json), and on rank 0 the endpoint must answer a real one-token completion
+(mlx-lm's /health answers while a rank hangs). ``settings['serve']``: ``config``, ``status`` (the files' paths
+on the node), ``label`` (the LaunchDaemon's) and ``answer`` (the endpoint's answer to doctor.yml's completion,
+as ansible.builtin.uri returned it; None when nothing is served), ``timeout``."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.macops.cluster.plugins.module_utils._problems import problem
+
+
+def _read(node, path):
+    document = ((node.get("files") or {}).get(path) or {}).get("json")
+    return document if isinstance(document, dict) else None
+
+
+def _job(host, node, serve, config, status):
+    label = serve.get("label") or "org.macops.serve"
+    if not (node.get("launchd") or {}).get(label):
+        return False, "its job %s is not loaded: rank %s does not run" % (label, config.get("rank")), problem(
+            "serve_rank_stopped", "serve-model.yml's job %s is not loaded on %s, so rank %s of %s does not run and "
+            "the model cannot answer." % (label, host, config.get("rank"), config.get("model")),
+            "Start it again: sudo launchctl bootstrap system /Library/LaunchDaemons/%s.plist on %s, or run "
+            "serve-model.yml (serve_state=restarted starts every rank together)." % (label, host), host=host,
+            details={"label": label, "rank": config.get("rank")})
+    if status.get("state") == "failed":
+        return False, status.get("detail") or "its supervisor gave up", problem(
+            "serve_not_ready", "The supervisor on %s stopped every rank of %s: %s" % (
+                host, config.get("model"), status.get("detail")), host=host,
+            details={"last_failure": status.get("last_failure")})
+    detail = "rank %s of %s: %s, generation %s" % (config.get("rank"), config.get("model"), status.get("state"),
+                                                   status.get("generation"))
+    return True, detail, None
+
+
+def _endpoint(host, serve, config):
+    answer = serve.get("answer") or {}
+    url = "http://%s:%s" % (config["endpoint"]["host"], config["endpoint"]["port"])
+    status = answer.get("status")
+    if status == 200:
+        return True, "%s answered a one-token completion through %s" % (config.get("model"), url), None
+    state = (answer.get("json") or {}).get("state") if isinstance(answer.get("json"), dict) else None
+    if status == -1 and "timed out" in str(answer.get("msg") or ""):
+        return False, "no completion within %s s through %s" % (serve.get("timeout"), url), problem(
+            "serve_hung", "%s took the request at %s but gave no one-token completion within %s s: a rank is hung "
+            "(every process alive, a collective waiting forever)." % (config.get("model"), url, serve.get("timeout")),
+            host=host, port=str(config["endpoint"]["port"]), details={"url": url})
+    why = "its supervisor says %s" % state if state else (answer.get("msg") or "no answer")
+    return False, "no completion through %s: %s" % (url, why), problem(
+        "serve_not_ready", "%s gave no completion through %s: %s." % (config.get("model"), url, why), host=host,
+        port=str(config["endpoint"]["port"]), details={"url": url, "state": state})
+
+
+def serving(host, node, settings, verdict):
+    """[(check, problem or None)]: ``serving`` where this node serves; ``serve_endpoint`` on rank 0."""
+    serve = settings.get("serve") or {}
+    config = _read(node, serve.get("config"))
+    if config is None:
+        return []
+    status = _read(node, serve.get("status")) or {}
+    results = [verdict("serving", *_job(host, node, serve, config, status))]
+    if config.get("rank") == 0 and config.get("endpoint") and serve.get("answer") is not None:
+        results.append(verdict("serve_endpoint", *_endpoint(host, serve, config)))
+    return results

@@ -1,0 +1,45 @@
+"""doctor.yml's serving checks (plugins/plugin_utils/_doctor_serve.py): a node that serves needs its job loaded and
+its supervisor not given up; rank 0's endpoint must answer a completion, a timeout being a hung rank."""
+from ansible_collections.macops.cluster.plugins.plugin_utils._doctor_checks import _verdict
+from ansible_collections.macops.cluster.plugins.plugin_utils._doctor_serve import serving
+
+CONFIG, STATUS, LABEL = "/state/serve/serve.json", "/state/serve/run/status.json", "org.macops.serve"
+
+
+def node(rank=0, loaded=True, state="ready", config=True):
+    document = {"rank": rank, "model": "tiny", "endpoint": {"host": "198.18.0.11", "port": 8080} if rank == 0 else None}
+    return {"files": {CONFIG: {"exists": config, "json": document if config else None},
+                      STATUS: {"exists": True, "json": {"state": state, "generation": 3, "detail": "gave up: x"}}},
+            "launchd": {LABEL: loaded}}
+
+
+def settings(answer=None):
+    return {"serve": {"config": CONFIG, "status": STATUS, "label": LABEL, "timeout": 10, "answer": answer}}
+
+
+def found(results):
+    return [(check["name"], check["ok"], problem["code"] if problem else None) for check, problem in results]
+
+
+def test_a_node_that_serves_nothing_has_no_serving_check():
+    assert serving("mac2", node(config=False), settings(), _verdict) == []
+
+
+def test_a_loaded_job_and_an_answered_completion_pass():
+    results = serving("mac1", node(), settings({"status": 200}), _verdict)
+    assert found(results) == [("serving", True, None), ("serve_endpoint", True, None)]
+    assert found(serving("mac2", node(rank=1), settings({"status": 200}), _verdict)) == [("serving", True, None)]
+
+
+def test_a_job_not_loaded_is_a_stopped_rank_and_a_supervisor_that_gave_up_is_not_ready():
+    assert found(serving("mac3", node(rank=2, loaded=False), settings(), _verdict)) == [
+        ("serving", False, "serve_rank_stopped")]
+    assert found(serving("mac3", node(rank=2, state="failed"), settings(), _verdict)) == [
+        ("serving", False, "serve_not_ready")]
+
+
+def test_a_completion_that_times_out_is_a_hung_server_and_a_503_says_the_supervisor_s_state():
+    hung = serving("mac1", node(), settings({"status": -1, "msg": "Status code was -1: timed out"}), _verdict)
+    assert found(hung)[1] == ("serve_endpoint", False, "serve_hung") and hung[1][1]["port"] == "8080"
+    busy = serving("mac1", node(), settings({"status": 503, "json": {"state": "restarting"}}), _verdict)
+    assert found(busy)[1] == ("serve_endpoint", False, "serve_not_ready") and "restarting" in busy[1][1]["message"]
