@@ -13,7 +13,7 @@ version_added: 0.2.0
 author: macops.cluster team
 description:
   - From every node's M(macops.cluster.node_facts) read (C(models), the MLX hostfiles in C(files)), chooses the model
-    (O(settings.model_name), else the newest deployment record), the backend (O(settings.backend); V(auto) takes jaccl,
+    (C(settings.model_name), else the newest deployment record), the backend (C(settings.backend); V(auto) takes jaccl,
     then jaccl-ring, then ring, the first whose hostfile every node holds the same copy of) and each rank's node, from
     the deployment records deploy-model.yml wrote beside the files, checked against the hostfile's rank order.
   - Returns each node's configuration of the serving supervisor (the role's C(serve.json)), and C(problems) in the one
