@@ -40,7 +40,7 @@ def _job(host, node, serve, config, status):
 
 def _endpoint(host, serve, config):
     answer = serve.get("answer") or {}
-    url = "http://%s:%s" % (config["endpoint"]["host"], config["endpoint"]["port"])
+    url = config["endpoint"]["url"]
     status = answer.get("status")
     if status == 200:
         return True, "%s answered a one-token completion through %s" % (config.get("model"), url), None

@@ -21,6 +21,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import hashlib
 import json
 
 from ansible_collections.macops.cluster.plugins.module_utils._problems import problem
@@ -58,18 +59,20 @@ def _records(facts_by_host, name):
 
 
 def choose_model(facts_by_host, wanted):
-    """(name, [problem]): `wanted`, else the model with the newest deployment record on any node."""
+    """(name, {host: its deployment record}, [problem]): `wanted`, else the model with the newest deployment
+    record on any node."""
     records, newest = _records(facts_by_host, wanted)
     if wanted:
         if records:
-            return wanted, []
+            return wanted, records, []
         known = ", ".join(sorted(newest)) or "none"
-        return None, [problem("serve_model_unknown", "serve_model_name is %r, but no node holds a deployment of that "
-                              "name (deployed: %s)." % (wanted, known), details={"deployed": sorted(newest)})]
+        return None, {}, [problem("serve_model_unknown", "serve_model_name is %r, but no node holds a deployment of "
+                                  "that name (deployed: %s)." % (wanted, known), details={"deployed": sorted(newest)})]
     if not newest:
-        return None, [problem("serve_model_unknown", "No node holds a model deploy-model.yml deployed, so there is "
-                              "nothing to serve.")]
-    return max(sorted(newest), key=lambda name: newest[name]), []
+        return None, {}, [problem("serve_model_unknown", "No node holds a model deploy-model.yml deployed, so "
+                                  "there is nothing to serve.")]
+    name = max(sorted(newest), key=lambda model: newest[model])
+    return name, _records(facts_by_host, name)[0], []
 
 
 def choose_backend(facts_by_host, wanted, paths):
@@ -158,11 +161,10 @@ def serve_plan(facts_by_host, settings):
     role before any job stops or starts). ``settings`` holds the role's inputs (see roles/serve/vars/main.yml)."""
     plan = {"model": None, "ranks": [], "configs": {}, "problems": []}
     settings = dict(settings, **dict((key, int(settings[key])) for key in INTEGER_SETTINGS))
-    name, problems = choose_model(facts_by_host, settings["model_name"])
+    name, records, problems = choose_model(facts_by_host, settings["model_name"])
     if problems:
         plan["problems"] = problems
         return plan
-    records, _newest = _records(facts_by_host, name)
     members = dict((host, facts_by_host[host]) for host in records)
     backend, hostfile, problems = choose_backend(members, settings["backend"], settings["hostfile_paths"])
     if problems:
@@ -182,6 +184,8 @@ def serve_plan(facts_by_host, settings):
     split = _split(records, count, mode)
     leader = order[0]
     addresses = settings["addresses"]
+    programs = dict((name, hashlib.sha256(text.encode("utf-8")).hexdigest())
+                    for name, text in sorted((settings.get("programs") or {}).items()))
     endpoint_host = settings["host"] or addresses[leader]
     started_by = launch(hostfile, settings["ring_port"])
     plan.update(model={"name": name, "model_id": sample.get("model_id") or name, "mode": mode, "runtime": runtime,
@@ -198,7 +202,7 @@ def serve_plan(facts_by_host, settings):
             "version": CONFIG_VERSION, "model": name, "model_id": plan["model"]["model_id"], "model_path": record["path"],
             "rank": rank, "ranks": count, "hosts": order, "backend": backend, "split": split,
             "leader": {"host": leader, "control": "%s:%d" % (addresses[leader], settings["control_port"])},
-            "endpoint": {"host": endpoint_host, "port": settings["port"]} if rank == 0 else None,
+            "endpoint": dict(plan["endpoint"]) if rank == 0 else None,
             "control_port": settings["control_port"], "internal_port": settings["internal_port"],
             "wait_for_addresses": list(hostfile["hosts"][rank].get("ips") or []),
             "python": settings["python"], "launcher": settings["launcher"], "server_args": server_args,
@@ -207,5 +211,7 @@ def serve_plan(facts_by_host, settings):
             "ready_timeout": settings["ready_timeout"], "probe_interval": settings["probe_interval"],
             "probe_timeout": settings["probe_timeout"], "restart_limit": settings["restart_limit"],
             "heartbeat_timeout": settings["heartbeat_timeout"],
+            # The programs' digests: new code is a new configuration, so every rank restarts on it.
+            "programs": programs,
         }
     return plan

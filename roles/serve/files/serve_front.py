@@ -18,12 +18,36 @@ import hmac
 import http.client
 import http.server
 import json
+import os
 import threading
 import time
 
 COMPLETION_PATHS = ("/v1/completions", "/v1/chat/completions", "/chat/completions")
-DEFAULT_MODEL = "default_model"
+DEFAULT_MODEL = "default_model"  # what mlx_lm.server takes for the model it was started with
 HOP_HEADERS = ("connection", "keep-alive", "transfer-encoding", "content-length", "server", "date")
+
+
+class ApiKey(object):
+    """The key clients must send, from its file, read again whenever the file changes (serve-model.yml writes a
+    new key without restarting the ranks); none without a file. A file that cannot be read refuses every
+    request rather than opening the endpoint."""
+
+    def __init__(self, path):
+        self.path, self.seen, self.key = path, None, None
+
+    def __call__(self):
+        if not self.path:
+            return None
+        try:
+            stat = os.stat(self.path)
+            seen = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
+            if seen != self.seen:
+                with open(self.path) as handle:
+                    self.key = handle.read().strip() or None
+                self.seen = seen
+        except OSError:
+            self.seen, self.key = None, os.urandom(32).hex()  # no file, no way in
+        return self.key
 
 
 def error_body(message, kind, code):
@@ -81,7 +105,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def authorized(self):
-        key = self.server.api_key
+        key = self.server.api_key()
         if not key:
             return True
         given = self.headers.get("Authorization", "")
@@ -200,10 +224,7 @@ def _serve(address, handler, supervisor, config):
     server.supervisor = supervisor
     server.internal_port = config["internal_port"]
     server.served = [config["model"], config.get("model_id") or config["model"], config["model_path"]]
-    server.api_key = None
-    if config.get("api_key_file"):
-        with open(config["api_key_file"]) as handle:
-            server.api_key = handle.read().strip() or None
+    server.api_key = ApiKey(config.get("api_key_file"))
     server.serve_forever(poll_interval=0.5)
 
 

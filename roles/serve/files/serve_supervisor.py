@@ -36,11 +36,13 @@ import sys
 import threading
 import time
 
-DEFAULT_MODEL = "default_model"  # what mlx_lm.server takes for the model it was started with
+import serve_front  # beside this file (the script's directory is first on sys.path); the leader's HTTP side
 STOP_GRACE_SECONDS = 10.0
 ERROR_LINE = re.compile(r"^[A-Za-z_.]*(Error|Exception): ")
 PEER_LOST = "connection to a peer was lost"
 HEALTH_EVERY_SECONDS = 2.0
+# status.json is written when something in it changes, else this often (its updated_at says the supervisor lives).
+STATUS_EVERY_SECONDS = 5.0
 
 
 def log(message):
@@ -180,7 +182,7 @@ def probe_completion(port, timeout):
     started = time.time()
     try:
         status, body = post_json("127.0.0.1:%d" % port, "/v1/completions", {
-            "model": DEFAULT_MODEL, "prompt": "Hello", "max_tokens": 1, "temperature": 0.0}, timeout)
+            "model": serve_front.DEFAULT_MODEL, "prompt": "Hello", "max_tokens": 1, "temperature": 0.0}, timeout)
     except (OSError, http.client.HTTPException) as exc:
         return False, time.time() - started, "%s: %s" % (type(exc).__name__, exc)
     if status == 200 and isinstance(body, dict) and body.get("choices"):
@@ -215,7 +217,7 @@ class Supervisor(object):
         self.failures, self.restarts, self.last_failure = 0, 0, None
         self.started_at = self.ready_since = self.time_to_ready = None
         self.followers = {}
-        self.last_status = None
+        self.written, self.written_at = None, 0.0
 
     # ---- status ----------------------------------------------------------------------------------
     def status(self):
@@ -240,7 +242,13 @@ class Supervisor(object):
                 self.state = state
             if detail is not None or state is not None:
                 self.detail = detail
-        write_json(os.path.join(self.config["run_dir"], "status.json"), self.status())
+        status = self.status()
+        # What changed, leaving out the clocks that move every heartbeat.
+        meaningful = dict(status, updated_at=None, followers=dict(
+            (rank, dict(info, seen=None)) for rank, info in status["followers"].items()))
+        if meaningful != self.written or time.time() - self.written_at >= STATUS_EVERY_SECONDS:
+            write_json(os.path.join(self.config["run_dir"], "status.json"), status)
+            self.written, self.written_at = meaningful, time.time()
 
     def wait_for_addresses(self):
         while not self.stopping.is_set() and not addresses_up(self.config["wait_for_addresses"]):
@@ -453,12 +461,10 @@ def main(argv):
     supervisor = (Leader if config["rank"] == 0 else Follower)(config)
     signal.signal(signal.SIGTERM, supervisor.shutdown)
     signal.signal(signal.SIGINT, supervisor.shutdown)
-    if config["rank"] == 0:
-        import serve_front  # noqa: E402 - beside this file; only the leader serves HTTP
+    if config["rank"] == 0:  # only the leader serves HTTP
         serve_front.start(supervisor, config)
     supervisor.run()
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     main(sys.argv)

@@ -33,7 +33,7 @@ RUN_DIR = "/Library/Application Support/macops/serve/run"
 # open to a LAN runs: tests/e2e/lab/test_98_secrets.py finds it in no log.
 API_KEY = "sk-serve-e2e-secret"
 SETTINGS = {"serve_probe_interval": 600, "serve_probe_timeout": 10, "serve_heartbeat_timeout": 10,
-            "serve_restart_limit": 2, "serve_ready_timeout": 120, "serve_api_key": API_KEY,
+            "serve_restart_limit": 1, "serve_ready_timeout": 120, "serve_api_key": API_KEY,
             "serve_allowed_networks": [layout.CONTROLLER_IP + "/32"]}
 SETTINGS_PROBED = {"serve_probe_interval": 5}
 HEADERS = {"Content-Type": "application/json", "Authorization": "Bearer " + API_KEY}
@@ -201,7 +201,7 @@ def test_reboot_cluster_stops_the_served_model_and_it_answers_again_after_the_re
     assert answers()
     [section] = [s for s in valid_report(report_dir)["sections"] if s["operation"] == "reboot"]
     assert all(node["ok"] and node["rebooted"] for node in section["data"]["nodes"].values()), section["data"]
-    waited = proc.stdout.split("Wait for the served model to answer a completion again", 1)[1].split("TASK [", 1)[0]
+    waited = proc.stdout.split("serve : Ask the served model for a one-token completion", 1)[1].split("TASK [", 1)[0]
     assert "ok: [mac1 -> localhost]" in waited and "serve_not_ready" not in proc.stdout, waited
 
 

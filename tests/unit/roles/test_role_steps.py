@@ -22,6 +22,7 @@ PHASES = {
     "benchmark": {"validate"},
     "deploy_model": {"validate"},
     "reboot_cluster": {"before", "restart"},
+    "serve": {"completion"},  # reboot-cluster.yml and doctor.yml prove a served model answers
 }
 SKIP = "['macops', '{role}'] is not subset(macops_inputs_checked['roles'] | default([]))"
 

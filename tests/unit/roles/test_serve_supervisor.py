@@ -100,6 +100,7 @@ def leader(tmp_path):
 
     leader = type("Leader", (), {})()
     leader.proc, leader.mode, leader.status, leader.wait, leader.port = proc, mode, status, wait, endpoint
+    leader.key_file = key_file
     yield leader
     if proc.poll() is None:
         proc.terminate()
@@ -118,6 +119,17 @@ def test_ready_means_a_completion_and_the_endpoint_pins_the_model_and_checks_the
     assert status == 200 and body["model"] == "tiny"  # sent on as default_model, answered under its name
     status, body = request(leader.port, "/v1/completions", {"model": "other/model", "prompt": "x"}, key="s3cret")
     assert status == 404 and body["error"]["code"] == "model_not_found"
+    assert leader.status()["generation"] == 1
+
+
+def test_a_new_key_in_the_file_takes_over_without_a_restart_and_an_unreadable_one_opens_nothing(leader):
+    leader.wait(lambda s: s["state"] == "ready")
+    leader.key_file.write_text("n3w-key-that-is-longer\n")  # serve-model.yml writes a new key, the config unchanged
+    assert request(leader.port, "/v1/models", key="s3cret")[0] == 401
+    assert request(leader.port, "/v1/models", key="n3w-key-that-is-longer")[0] == 200
+    leader.key_file.unlink()
+    assert request(leader.port, "/v1/models", key="n3w-key-that-is-longer")[0] == 401
+    assert request(leader.port, "/v1/models")[0] == 401
     assert leader.status()["generation"] == 1
 
 

@@ -7,7 +7,7 @@ CONFIG, STATUS, LABEL = "/state/serve/serve.json", "/state/serve/run/status.json
 
 
 def node(rank=0, loaded=True, state="ready", config=True):
-    document = {"rank": rank, "model": "tiny", "endpoint": {"host": "198.18.0.11", "port": 8080} if rank == 0 else None}
+    document = {"rank": rank, "model": "tiny", "endpoint": {"host": "198.18.0.11", "port": 8080, "url": "http://198.18.0.11:8080"} if rank == 0 else None}
     return {"files": {CONFIG: {"exists": config, "json": document if config else None},
                       STATUS: {"exists": True, "json": {"state": state, "generation": 3, "detail": "gave up: x"}}},
             "launchd": {LABEL: loaded}}

@@ -58,7 +58,7 @@ def test_the_model_deployed_last_is_served_over_the_ring_with_mlx_lm_s_even_spli
     assert [(r["rank"], r["host"], r["layers"]) for r in plan["ranks"]] == [
         (0, "mac1", [6, 8]), (1, "mac2", [4, 6]), (2, "mac3", [2, 4]), (3, "mac4", [0, 2])]
     leader, follower = plan["configs"]["mac1"], plan["configs"]["mac3"]
-    assert leader["endpoint"] == {"host": "198.18.0.11", "port": 8080} and follower["endpoint"] is None
+    assert leader["endpoint"] == plan["endpoint"] and follower["endpoint"] is None
     assert follower["leader"] == {"host": "mac1", "control": "198.18.0.11:8081"}
     assert follower["launch_env"] == {"MLX_RANK": "2", "HF_HUB_OFFLINE": "1"}
     assert follower["wait_for_addresses"] == ["198.19.0.9"]
@@ -146,7 +146,7 @@ def test_a_broken_read_is_a_filter_error_not_a_traceback(broken):
 
 def test_serve_leader_is_rank_0_s_configuration_or_none():
     from ansible_collections.macops.cluster.plugins.filter.serve_leader import serve_leader
-    leader = {"rank": 0, "endpoint": {"host": "198.18.0.11", "port": 8080}}
+    leader = {"rank": 0, "endpoint": {"host": "198.18.0.11", "port": 8080, "url": "http://198.18.0.11:8080"}}
     reads = {"mac1": {"exists": False}, "mac2": {"exists": True, "json": None}, "mac3": {"exists": True,
              "json": {"rank": 1}}, "mac4": {"exists": True, "json": leader}, "mac5": "not a read"}
     assert serve_leader(reads) == leader

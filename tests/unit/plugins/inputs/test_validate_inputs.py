@@ -68,7 +68,9 @@ def test_an_operation_s_defaults_alone_are_refused_naming_what_is_missing(role):
 def test_a_bad_value_is_refused_naming_the_variable(role, name, bad, kind, expected):
     values = role_defaults(role)
     values[name] = bad
-    problems = _inputs.validate(SPECS, [role], values, context())
+    # The entry point that declares the option: main, else the other one (the serve role's completion).
+    entry = next(entry for entry in sorted(SPECS[role], key=lambda e: e != "main") if name in SPECS[role][entry])
+    problems = _inputs.validate(SPECS, [role], values, context(), entry_points={role: entry})
     named = [p for p in problems if p["details"].get("variable") == name]
     assert len(named) == 1, problems
     problem = named[0]
