@@ -100,6 +100,19 @@ SURVEYS = {
             ("deploy_model_smallest_fit", "Place on the fewest nodes that fit?", {}),
         ],
     },
+    "serve-model": {
+        "playbook": "serve-model.yml",
+        "name": "Serve a model",
+        "description": "serve-model.yml: serve a deployed model behind one OpenAI-compatible endpoint, each rank "
+                       "under its node's LaunchDaemon, and prove it answers a completion.",
+        "questions": [
+            ("serve_state", "Start, stop or restart serving?", {}),
+            ("serve_model_name", "Deployed model to serve (empty: the one deployed last)", {}),
+            ("serve_backend", "MLX backend between the ranks", {}),
+            ("serve_ready_timeout", "Seconds the model gets to answer its first completion", {}),
+            ("serve_restart_limit", "Failed starts in a row before serving stops and says so", {}),
+        ],
+    },
     "doctor": {
         "playbook": "doctor.yml",
         "name": "Check the cluster's health",

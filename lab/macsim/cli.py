@@ -46,6 +46,8 @@ exo-port-blocked HOST  exo's API port (TCP 52415) dropped on HOST's Thunderbolt 
                      its namespace, as a pf block would): peers cannot confirm it over the cables
 serve-stopped HOST   serve-model.yml's job on HOST booted out: its rank does not run
 serve-hung HOST      HOST's serving rank stopped (SIGSTOP): alive, but every collective waits on it
+port-taken HOST PORT another program on HOST listens on TCP PORT (every address)
+memory-used HOST GB  other programs on HOST hold GB of memory (vm_stat: active pages, not free)
 clear                undo all faults
 """
 

@@ -1,12 +1,13 @@
 """`maclab fault` for serve-model.yml: a node's serving job stopped (its LaunchDaemon booted out, as after
 `launchctl bootout` or a job that launchd gave up on: its rank does not run) and a hung rank (its process
 stopped with SIGSTOP, alive to every process list while every collective waits on it: mlx #4475, mlx-lm
-#1493). `undo` is what `fault clear` does for each."""
+#1493); another program listening on a port serving needs; memory other programs hold (vm_stat shows it
+active). `undo` is what `fault clear` does for each."""
 import json
 import signal
 import subprocess
 
-from .faultbase import FaultError, launchd_hostpid, launchd_request, record
+from .faultbase import FaultError, edit_state, launchd_hostpid, launchd_request, record
 
 # The serve role's defaults (serve_launchd_label, serve_dir), which the lab's inventory keeps.
 SERVE_LABEL = "org.macops.serve"
@@ -46,10 +47,58 @@ def fault_serve_hung(paths, host):
     return "%s: rank process %d stopped (SIGSTOP)" % (host, pid)
 
 
+# Another program on HOST listening on PORT at every address: it prints its pid (the host's own) once it listens.
+_LISTENER = ("import os, socket, sys, time\n"
+             "server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)\n"
+             "server.bind(('0.0.0.0', int(sys.argv[1])))\n"
+             "server.listen(1)\n"
+             "print(os.getpid(), flush=True)\n"
+             "while True:\n"
+             "    time.sleep(3600)\n")
+
+
+def fault_port_taken(paths, host, port):
+    if not str(port).isdigit() or not 0 < int(port) < 65536:
+        raise FaultError("port-taken: %r is not a TCP port" % port)
+    root = launchd_hostpid(paths, host)
+    if root is None:
+        raise FaultError("%s is not running" % host)
+    # The host's own python3 (inside its mount namespace the controller's interpreters may not be there).
+    argv = ["nsenter", "-t", str(root), "-n", "-p", "-m", "--", "/usr/bin/python3", "-c", _LISTENER, str(port)]
+    listener = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                                start_new_session=True)
+    first = listener.stdout.readline().strip()
+    if not first.isdigit():
+        listener.wait(10)
+        raise FaultError("%s: nothing could listen on TCP port %s: %s" % (host, port, listener.stderr.read().strip()))
+    record(paths, "port-taken", [host, str(port)], int(first))
+    return "%s: another program (python3, pid %s in the host) listens on TCP port %s" % (host, first, port)
+
+
+def fault_memory_used(paths, host, gigabytes):
+    try:
+        used = int(float(gigabytes) * 1e9)
+    except ValueError:
+        raise FaultError("memory-used: %r is not a number of GB" % gigabytes)
+    with edit_state(paths, host) as state:
+        saved = state.get("memory_used_bytes", 0)
+        state["memory_used_bytes"] = used
+    record(paths, "memory-used", [host, str(gigabytes)], saved)
+    return "%s: %s GB held by other programs (vm_stat: active, not free)" % (host, gigabytes)
+
+
 def undo(paths, kind, host, saved):
     """Put back what fault ``kind`` replaced on ``host``; False for a kind this module does not know."""
     if kind == "serve-stopped":
         launchd_request(paths, host, {"op": "bootstrap", "plist": SERVE_PLIST})
+    elif kind == "memory-used":
+        with edit_state(paths, host) as state:
+            state["memory_used_bytes"] = saved
+    elif kind == "port-taken":
+        try:
+            _signal_in_host(paths, host, saved, signal.SIGTERM)
+        except FaultError:
+            pass  # the host rebooted meanwhile, which ended it
     elif kind == "serve-hung":
         try:
             _signal_in_host(paths, host, saved, signal.SIGCONT)
@@ -60,4 +109,5 @@ def undo(paths, kind, host, saved):
     return True
 
 
-KINDS = {"serve-stopped": (1, fault_serve_stopped), "serve-hung": (1, fault_serve_hung)}
+KINDS = {"serve-stopped": (1, fault_serve_stopped), "serve-hung": (1, fault_serve_hung),
+         "port-taken": (2, fault_port_taken), "memory-used": (2, fault_memory_used)}

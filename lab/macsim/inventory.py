@@ -77,6 +77,9 @@ all:
 macops_pip_index_url: %(index)s
 # Plain HTTP inside the lab: pip ignores such an index unless the host is trusted.
 macops_pip_trusted_host: %(controller)s
+# Two cores run every simulated Mac: pip does not byte-compile all it installs (a quarter of MLX's install
+# time; transformers alone is thousands of modules). Python compiles a module on its first import instead.
+python_env_pip_extra_args: --no-compile
 # MLX runs on Linux in the lab: the CPU build instead of the Metal one.
 macops_mlx_package_spec: "%(mlx)s"
 macops_tb_address_pool: %(pool)s

@@ -12,7 +12,11 @@ What it writes is a Hugging Face model directory as mlx-lm reads it:
 The safetensors layout: an 8-byte little-endian header length, a JSON header naming each tensor's
 dtype, shape and byte range (after the header), padded with spaces to 8 bytes, then the raw data.
 Weights are small normal values (std 0.02) from a seeded generator, so a model is the same bytes
-every time it is written with the same settings.
+every time it is written with the same settings. The embedding rows of the end-of-sequence token and of the
+bytes 0x80 to 0xFF are zero: with the output head tied to the embeddings their logits are zero while the
+others' are drawn, so greedy decoding emits ASCII and generates as many tokens as asked. A real model writes
+valid UTF-8; random bytes would not, and mlx-lm's server holds streamed text back until it is valid UTF-8,
+so a stream would arrive in one piece at its end.
 """
 import json
 import math
@@ -77,9 +81,30 @@ def _values(name, shape, rng):
     return [rng.gauss(0.0, 0.02) for _index in range(count)]
 
 
+# Token ids whose embedding rows are zero (see the module's docstring): eos (2), then the bytes 0x80-0xFF (the
+# byte tokens start at id 3, after unk, bos and eos).
+SILENT_TOKENS = [2] + [3 + byte for byte in range(0x80, 0x100)]
+
+
+def _silenced(data, shape):
+    """The embeddings' bytes with the rows of SILENT_TOKENS zero."""
+    row = shape[1] * 4
+    data = bytearray(data)
+    for token in SILENT_TOKENS:
+        if token < shape[0]:
+            data[token * row:(token + 1) * row] = bytes(row)
+    return bytes(data)
+
+
 def _tensor_bytes(name, shape, rng, tiles):
     """The tensor's float32 bytes; a large one is the drawn block `tiles` repeated from an offset the
     generator picks (so tensors and files differ), with RMSNorm scales one and biases zero as in _values."""
+    if name == "model.embed_tokens.weight":
+        return _silenced(_drawn_bytes(name, shape, rng, tiles), shape)
+    return _drawn_bytes(name, shape, rng, tiles)
+
+
+def _drawn_bytes(name, shape, rng, tiles):
     count = _count(shape)
     if count <= TILE_VALUES or name.endswith("layernorm.weight") or name.endswith(".bias"):
         return struct.pack("<%df" % count, *_values(name, shape, rng))

@@ -45,6 +45,8 @@ SYSTEM_DIRS = {
     "sysctl": ["/usr/sbin"],
     "softwareupdate": ["/usr/sbin"],
     "sudo": ["/usr/bin"],
+    "lsof": ["/usr/sbin"],
+    "vm_stat": ["/usr/bin"],
     # Homebrew's, on Apple silicon and then on Intel Macs.
     "iperf3": ["/opt/homebrew/bin", "/usr/local/bin"],
 }

@@ -14,7 +14,7 @@ import plistlib
 from xml.parsers.expat import ExpatError
 
 from ansible_collections.macops.cluster.plugins.module_utils import _module_commands as commands
-from ansible_collections.macops.cluster.plugins.module_utils import _pmset, _rdma_facts
+from ansible_collections.macops.cluster.plugins.module_utils import _lsof, _pmset, _rdma_facts, _vm_stat
 from ansible_collections.macops.cluster.plugins.module_utils._exo_health import launchdaemon_settings
 from ansible_collections.macops.cluster.plugins.module_utils._exo_probe import ask_peers, read_health
 from ansible_collections.macops.cluster.plugins.module_utils._mac_facts import build_mac
@@ -341,6 +341,18 @@ def plan_ssh(module, files):
     return mesh_targets([peer for peer in options["peers"] if peer != options["host"]], links)
 
 
+def read_one_command_groups(module, reads, groups):
+    """The groups that are one command and its parser: C(listening) (every TCP listener and its process; lsof
+    exits 1 when there is none) and C(memory) (vm_stat: what a new program can have)."""
+    found = {}
+    if "listening" in groups:
+        rc, stdout, _stderr = reads.results["listening"]
+        found["listening"] = commands.parse(module, _lsof.parse, stdout, rc)
+    if "memory" in groups:
+        found["memory"] = commands.parse(module, _vm_stat.parse, reads.output("vm_stat"))
+    return found
+
+
 def read_sudo(module, reads):
     """C(sudo): a failing listing is the finding (the rules are not active), not a failed read."""
     rc, stdout, stderr = reads.results["sudo"]
@@ -379,4 +391,8 @@ def plan_reads(module, groups):
         add_packages_read(reads, params["packages"])
     if "sudo" in groups:
         reads.add("sudo", [need(module, "sudo"), "-n", "-l"])
+    if "listening" in groups:
+        reads.add("listening", [need(module, "lsof")] + _lsof.ARGS)
+    if "memory" in groups:
+        reads.add("vm_stat", [need(module, "vm_stat")])
     return reads

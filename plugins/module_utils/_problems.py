@@ -479,6 +479,14 @@ REGISTRY = {
         "Run doctor.yml or site.yml --tags exo (exo healthy on every node, /state lists them all), check that "
         "the model is in exo's models on every node, then run benchmark.yml --tags exo again; the message "
         "has exo_bench's last words."),
+    "bench_serve_failed": _code(
+        ERROR, "benchmark",
+        "The serve suite's requests through serve-model.yml's endpoint failed or were not answered: the model is "
+        "not ready (restarting, or its supervisor gave up), the endpoint is closed to the controller, the API key "
+        "is wrong, or a request took longer than benchmark_serve_timeout.",
+        "Run doctor.yml (its serving checks name the rank and the cause), check that the controller is in "
+        "serve_allowed_networks and that serve_api_key is the one the model was served with; then run "
+        "benchmark.yml --tags serve again. The message has the requests' errors."),
     "bench_exo_prefix_cache": _code(
         WARNING, "benchmark",
         "exo answered a benchmark request partly or wholly from its prefix cache, although the suite turns "

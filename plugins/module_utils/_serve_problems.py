@@ -34,6 +34,21 @@ SERVE_CODES = {
         ERROR, "serve",
         "The runtime asked (serve_runtime, or the deployment's) is not one serve-model.yml starts yet.",
         "Deploy and serve with mlx-lm (deploy_model_runtime: mlx-lm), or run exo's own API for an exo deployment."),
+    "serve_port_in_use": registry_entry(
+        ERROR, "serve",
+        "Another program listens on a TCP port serving needs on a node (the endpoint, the supervisors' control port, "
+        "rank 0's own server or MLX's ports between the ranks), so a rank or the endpoint could not start. Nothing was "
+        "stopped or started.",
+        "Stop that program (the message names it and its pid; sudo lsof -nP -iTCP:PORT -sTCP:LISTEN shows it), or "
+        "move serving to free ports (serve_port, serve_control_port, serve_internal_port, serve_mlx_port)."),
+    "serve_memory_short": registry_entry(
+        ERROR, "serve",
+        "A rank that would start does not fit on its node: its weights plus serve_memory_headroom_percent are more "
+        "than the memory free beside what already runs there (an exo instance, another model, other programs), or "
+        "more than the GPU may wire (iogpu.wired_limit_mb). Nothing was stopped or started.",
+        "Free memory on that node (delete exo's instance through its API or stop exo, stop the other program), "
+        "raise the wired limit with the gpu_memory role, or deploy the model over more nodes (deploy-model.yml) so "
+        "each rank holds less."),
     "serve_rank_stopped": registry_entry(
         ERROR, "serve",
         "A node that serve-model.yml gave a rank has no serving job loaded (booted out, or launchd gave up on it): its "

@@ -136,13 +136,13 @@ options:
         and C(served) (every M(macops.cluster.link_bench) client and server result), C(macs), C(baselines),
         C(margin_percent) (0 to below 100), C(expected_cable) (C(tb5) or C(tb4)), C(settings), C(versions), C(run)
         (C(id), C(finished), C(suites)), C(allsum_runs), C(allsum_settings), C(generate_runs), C(generate_settings),
-        C(hpl_run), C(hpl_skipped), C(exo_run), C(exo_skipped) and C(exo_settings) (each suite's registered
-        command results and settings).
+        C(hpl_run), C(hpl_skipped), C(exo_run), C(exo_skipped), C(exo_settings), C(serve_run), C(serve_skipped) and
+        C(serve_settings) (each suite's registered command results and settings).
       - The action judges them into the results document (docs/report.schema.json, C($defs/benchmark_results)) - every
         measurement with its unit, each cable against its baseline less the margin, the probable cause of a slow
         one. Its problems join the report's. Beside the report it writes C(benchmark.json), C(runs/<id>.json), one
         more line of C(history.jsonl) and the plots (matplotlib - C(links.png), C(allsum.png), C(generate.png),
-        C(history.png)), and the report gets the benchmark's section (one table per suite, the plots). Empty, no
+        C(serve.png), C(history.png)), and the report gets the benchmark's section (one table per suite, the plots). Empty, no
         benchmark.
     type: dict
   write:

@@ -53,6 +53,8 @@ description:
   - C(sudo) lists the passwordless sudo rules in force (C(sudo -n -l), as the connecting user, no password) and audits
     them as M(macops.cluster.sudo_rules) does; a listing that fails (a broken sudoers file, no passwordless rule) is
     a problem in RV(sudo), not a failure.
+  - C(listening) lists every TCP listener and the process holding it (C(lsof -nP -iTCP -sTCP:LISTEN -Fpcn)); run it
+    with become to see every user's processes. C(memory) reads C(vm_stat), the memory a new program can have.
   - C(ssh) connects to every peer by name and over every cable, as mlx.launch does (the checks of
     M(macops.cluster.ssh_check), no prompt, host keys checked), beside the other reads; a peer it cannot
     reach is a problem (C(ssh_peer_unreachable)), not a failure.
@@ -69,7 +71,7 @@ options:
     type: list
     elements: str
     choices: [mac, macos, disk, filevault, launchd, boot, wired_limit, rdma, updates, user, files, models, links, exo,
-              network, settings, packages, sudo, ssh]
+              network, settings, packages, sudo, ssh, listening, memory]
     default: [mac, macos, disk, filevault, launchd, user]
   volumes:
     description: Paths whose volume C(disk) measures, each given to C(df -k) as is.
@@ -363,6 +365,16 @@ ssh:
   description: C(results) (per target, as M(macops.cluster.ssh_check) returns them) and C(problems).
   type: dict
   returned: when C(ssh) is gathered
+listening:
+  description: Every TCP listener, C({pid, command, address, port}) (C(address) C(*) is every address).
+  type: list
+  elements: dict
+  returned: when C(listening) is gathered
+memory:
+  description: C(vm_stat)'s C(page_size), C(pages) (label to count) and C(available_bytes) (free, inactive, speculative
+    and purgeable pages).
+  type: dict
+  returned: when C(memory) is gathered
 sudo:
   description: C(rc) of C(sudo -n -l) and C(problems) (C(sudo_rules_inactive), C(sudo_rule_unsafe), ...).
   type: dict
@@ -408,6 +420,7 @@ from ansible_collections.macops.cluster.plugins.module_utils._node_reads import 
     read_exo,
     read_files,
     read_launchd,
+    read_one_command_groups,
     read_mac,
     read_macos,
     read_network,
@@ -423,7 +436,7 @@ from ansible_collections.macops.cluster.plugins.module_utils._sw_vers import ver
 from ansible_collections.macops.cluster.plugins.module_utils._tb_link_probe import judge_links, probe_links
 
 GROUPS = ["mac", "macos", "disk", "filevault", "launchd", "boot", "wired_limit", "rdma", "updates", "user", "files",
-          "models", "links", "exo", "network", "settings", "packages", "sudo", "ssh"]
+          "models", "links", "exo", "network", "settings", "packages", "sudo", "ssh", "listening", "memory"]
 DEFAULT_GROUPS = ["mac", "macos", "disk", "filevault", "launchd", "user"]
 # exo.app's daemon that resets Thunderbolt services to DHCP: C(network) names it as the cause when loaded.
 EXO_NETWORKSETUP_LABEL = "io.exo.networksetup"
@@ -510,6 +523,7 @@ def collect(module):
         node["ssh"] = {"results": answers["ssh"], "problems": mesh_problems(ssh_targets, answers["ssh"])}
     if "sudo" in groups:
         node["sudo"] = read_sudo(module, reads)
+    node.update(read_one_command_groups(module, reads, groups))
     if "network" in groups:
         daemon_loaded = bool((node.get("launchd") or {}).get(EXO_NETWORKSETUP_LABEL))
         node["network"] = read_network(module, reads, network_wanted, daemon_loaded)

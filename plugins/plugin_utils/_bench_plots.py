@@ -6,7 +6,8 @@
 
 Plots: bandwidth per cable and direction against its baseline floor (links.png), all_sum latency
 and bus bandwidth against size (allsum.png), tokens per second per model and node count
-(generate.png), and each cable's bandwidth over the runs of the history (history.png, from the
+(generate.png), the served model's time to first token and tokens per second against concurrency
+(serve.png), and each cable's bandwidth over the runs of the history (history.png, from the
 second run on)."""
 
 from __future__ import absolute_import, division, print_function
@@ -112,6 +113,35 @@ def plot_generate(results, path):
     pyplot.close(figure)
 
 
+def plot_serve(results, path):
+    """Against the number of concurrent clients: the time to first token (median, the bar up to the 90th
+    percentile), and tokens per second (each request's median, and every client's together)."""
+    pyplot = _pyplot()
+    rows = sorted((r for r in results if r["answered"]), key=lambda r: r["concurrency"])
+    levels = [r["concurrency"] for r in rows]
+    figure, (first, rate) = pyplot.subplots(1, 2, figsize=(11, 4.2), dpi=110)
+    medians = [r["ttft_s"] or 0 for r in rows]
+    upper = [max(0.0, (r["ttft_s_p90"] or 0) - (r["ttft_s"] or 0)) for r in rows]
+    first.errorbar(levels, medians, yerr=[[0] * len(rows), upper], marker="o", capsize=4, label="median (bar: p90)")
+    rate.plot(levels, [r["generation_tps"] or 0 for r in rows], marker="o", label="per request (median)")
+    rate.plot(levels, [r["throughput_tps"] or 0 for r in rows], marker="s", label="all clients together")
+    for axes, label in ((first, "time to first token (s)"), (rate, "generation (tokens/s)")):
+        axes.set_xscale("log", base=2)
+        axes.set_xticks(levels)
+        axes.set_xticklabels([str(level) for level in levels])
+        axes.set_xlabel("concurrent clients")
+        axes.set_ylabel(label)
+        axes.set_ylim(bottom=0)
+        axes.grid(True, alpha=0.3)
+        axes.legend(fontsize=8)
+    model = rows[0]["model"] if rows else ""
+    first.set_title("Time to first token: %s" % model)
+    rate.set_title("Tokens per second through the endpoint")
+    figure.tight_layout()
+    figure.savefig(path, format="png")
+    pyplot.close(figure)
+
+
 def plot_history(history, path):
     """One line per cable and direction over the runs of the history; a second panel with each
     model's generation tokens per second when the history has them."""
@@ -153,6 +183,10 @@ def draw_plots(dest, document, history):
     if generate and any(r["ok"] for r in generate["results"]):
         plot_generate(generate["results"], os.path.join(dest, "generate.png"))
         images.append(("generate.png", "Tokens per second per model and node count"))
+    serve = document["suites"].get("serve")
+    if serve and any(r["answered"] for r in serve["results"]):
+        plot_serve(serve["results"], os.path.join(dest, "serve.png"))
+        images.append(("serve.png", "The served model: time to first token and tokens per second by concurrency"))
     if len(history) >= 2:
         plot_history(history, os.path.join(dest, "history.png"))
         images.append(("history.png", "Bandwidth and generation speed over the runs of the history"))

@@ -16,6 +16,7 @@ from ansible_collections.macops.cluster.plugins.module_utils._problems import pr
 from ansible_collections.macops.cluster.plugins.plugin_utils._bench_allsum import allsum_measurements, allsum_results
 from ansible_collections.macops.cluster.plugins.plugin_utils._bench_exo import exo_measurements, exo_results
 from ansible_collections.macops.cluster.plugins.plugin_utils._bench_hpl import hpl_measurements, hpl_results
+from ansible_collections.macops.cluster.plugins.plugin_utils._bench_serve import serve_measurements, serve_results
 from ansible_collections.macops.cluster.plugins.plugin_utils._bench_generate import (
     generate_measurements,
     generate_results,
@@ -176,9 +177,9 @@ def tool_versions(tests, given):
 
 def build_document(run, hosts, plan, tests, macs, baselines, margin_percent, settings, versions, expected_kind="tb5",
                    allsum_runs=None, allsum_settings=None, generate_runs=None, generate_settings=None, exo=None,
-                   hpl=None):
-    """The results document. exo and hpl: {output, settings, skipped} of that suite, when it was asked for
-    (hpl's settings are its plan)."""
+                   hpl=None, serve=None):
+    """The results document. exo, hpl and serve: {output, settings, skipped} of that suite, when it was asked
+    for (hpl's settings are its plan; serve's name rank 0's node, which its problems are on)."""
     # The links suite is judged only when it ran (a run with --tags allsum measures no cable).
     if "links" in (run.get("suites") or ["links"]):
         links, problems = link_results(plan, tests, macs, baselines, margin_percent, expected_kind)
@@ -214,6 +215,14 @@ def build_document(run, hosts, plan, tests, macs, baselines, margin_percent, set
         suites["hpl"] = {"plan": hpl["settings"], "skipped": None, "results": results}
         found += hpl_measurements(results)
         problems += hpl_problems
+    if serve and serve.get("skipped"):
+        suites["serve"] = {"settings": serve.get("settings") or {}, "skipped": serve["skipped"], "results": []}
+    elif serve and serve.get("output"):
+        settings = serve.get("settings") or {}
+        results, serve_problems = serve_results(serve["output"], settings.get("host") or first)
+        suites["serve"] = {"settings": settings, "skipped": None, "results": results}
+        found += serve_measurements(results)
+        problems += serve_problems
     return {
         "$schema": SCHEMA_ID,
         "schema_version": SCHEMA_VERSION,

@@ -25,6 +25,8 @@ GENERATE_COLUMNS = ("model", "nodes", "backend", "prompt tokens/s", "generation 
 EXO_COLUMNS = ("model", "sharding", "instance", "nodes", "prompt tokens", "generated", "prompt tokens/s",
                "generation tokens/s", "peak memory (GB)", "repeats")
 HPL_COLUMNS = ("N", "NB", "P x Q", "ranks", "time (s)", "Gflops", "scaled residual", "check")
+SERVE_COLUMNS = ("model", "concurrency", "requests", "first token (s, median)", "first token (s, p90)",
+                 "generation tokens/s (median per request)", "throughput tokens/s", "failed")
 HISTORY = "history.jsonl"
 
 
@@ -79,7 +81,9 @@ def benchmark_document(given, hosts, now):
                           allsum_by_backend(given.get("allsum_runs") or []), given.get("allsum_settings") or {},
                           generate_outputs(given.get("generate_runs") or []), given.get("generate_settings") or {},
                           suite_input(given.get("exo_run"), given.get("exo_skipped"), given.get("exo_settings") or {}),
-                          suite_input(given.get("hpl_run"), given.get("hpl_skipped"), dict(plan.get("hpl") or {})))
+                          suite_input(given.get("hpl_run"), given.get("hpl_skipped"), dict(plan.get("hpl") or {})),
+                          suite_input(given.get("serve_run"), given.get("serve_skipped"),
+                                      given.get("serve_settings") or {}))
 
 
 def read_history(path):
@@ -144,10 +148,16 @@ def _hpl_rows(results):
             for r in results]
 
 
+def _serve_rows(results):
+    return [(r["model"], r["concurrency"], r["requests"], _number(r["ttft_s"], "%.3f"), _number(r["ttft_s_p90"], "%.3f"),
+             _number(r["generation_tps"]), _number(r["throughput_tps"]), r["failed"]) for r in results]
+
+
 SUITES = (("allsum", "all_sum", ALLSUM_COLUMNS, _allsum_rows),
           ("generate", "Generation (mlx_lm.benchmark)", GENERATE_COLUMNS, _generate_rows),
           ("exo", "exo (bench/exo_bench.py)", EXO_COLUMNS, _exo_rows),
-          ("hpl", "HPL", HPL_COLUMNS, _hpl_rows))
+          ("hpl", "HPL", HPL_COLUMNS, _hpl_rows),
+          ("serve", "Serving (through the endpoint)", SERVE_COLUMNS, _serve_rows))
 
 
 def benchmark_section(document, images=()):
@@ -173,6 +183,11 @@ def benchmark_section(document, images=()):
         if key == "generate":
             notes.append("Generation: %s prompt tokens, %s generated tokens, %s trials after one warm-up run." % (
                 settings.get("prompt_tokens", "?"), settings.get("generation_tokens", "?"), settings.get("trials", "?")))
+        if key == "serve":
+            notes.append("Serving: %s through %s, streamed chat completions of up to %s tokens, %s per client at "
+                         "each concurrency after %s warm-up request(s)." % (
+                             settings.get("model", "?"), settings.get("url", "?"), settings.get("max_tokens", "?"),
+                             settings.get("requests", "?"), settings.get("warmup", "?")))
         tables.append(table(columns, rows_of(suite["results"]), title))
     summary = ["%d cables in %d rounds; %d findings" % (
         len(document["cluster"]["cables"]), links["rounds"], len(document["problems"]))]

@@ -453,7 +453,15 @@ def benchmark(params, context):
         ("benchmark_exo_warmup", 0, "requests"), ("benchmark_exo_timeout", 10, "seconds"),
         ("benchmark_hpl_nb", 1, "the block size"), ("benchmark_hpl_n", 0, "0 sizes it from memory"),
         ("benchmark_hpl_ranks_per_node", 0, "0 is one per performance core"),
-        ("benchmark_hpl_timeout", 10, "seconds")])
+        ("benchmark_hpl_timeout", 10, "seconds"), ("benchmark_serve_requests", 1, "requests per client"),
+        ("benchmark_serve_max_tokens", 2, "tokens (a rate needs two)"), ("benchmark_serve_prompt_words", 1, "words"),
+        ("benchmark_serve_warmup", 0, "requests"), ("benchmark_serve_timeout", 10, "seconds")])
+    if params.has("benchmark_serve_concurrency"):
+        levels = params.get("benchmark_serve_concurrency") or []
+        if not levels or any(level < 1 for level in levels if isinstance(level, int)):
+            found.append(_bad(context, "benchmark_serve_concurrency", levels,
+                              "it must list one or more concurrency levels, each 1 or more",
+                              "Set benchmark_serve_concurrency to a list such as [1, 4, 8]."))
     fraction = params.get("benchmark_hpl_memory_fraction")
     if params.has("benchmark_hpl_memory_fraction") and not 0 < fraction <= 0.9:
         found.append(_bad(context, "benchmark_hpl_memory_fraction", fraction,
@@ -567,7 +575,8 @@ def serve(params, context):
     found = _at_least(params, context, [("serve_ready_timeout", 10, "seconds"), ("serve_probe_interval", 5, "seconds"),
                                         ("serve_probe_timeout", 5, "seconds"), ("serve_heartbeat_timeout", 5, "seconds"),
                                         ("serve_restart_limit", 0, "failed starts"), ("serve_max_tokens", 1, "tokens"),
-                                        ("serve_measure_tokens", 1, "tokens")])
+                                        ("serve_measure_tokens", 1, "tokens"),
+                                        ("serve_memory_headroom_percent", 0, "percent of the weights")])
     ports = [name for name in ("serve_port", "serve_control_port", "serve_internal_port", "serve_mlx_port")
              if params.has(name)]
     for name in ports:

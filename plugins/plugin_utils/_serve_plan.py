@@ -25,13 +25,14 @@ import hashlib
 import json
 
 from ansible_collections.macops.cluster.plugins.module_utils._problems import problem
+from ansible_collections.macops.cluster.plugins.plugin_utils._serve_checks import memory_problems, port_problems
 
 BACKENDS = ("ring", "jaccl", "jaccl-ring")
 # auto: RDMA where the rdma role wrote its hostfile (every device ready), else TCP over the same cables.
 AUTO_ORDER = ("jaccl", "jaccl-ring", "ring")
 CONFIG_VERSION = 1
-INTEGER_SETTINGS = ("port", "control_port", "internal_port", "ring_port", "ready_timeout", "probe_interval",
-                    "probe_timeout", "heartbeat_timeout", "restart_limit", "max_tokens")
+INTEGER_SETTINGS = ("memory_headroom_percent", "port", "control_port", "internal_port", "ring_port", "ready_timeout",
+                    "probe_interval", "probe_timeout", "heartbeat_timeout", "restart_limit", "max_tokens")
 
 
 def _name(entry):
@@ -211,7 +212,11 @@ def serve_plan(facts_by_host, settings):
             "ready_timeout": settings["ready_timeout"], "probe_interval": settings["probe_interval"],
             "probe_timeout": settings["probe_timeout"], "restart_limit": settings["restart_limit"],
             "heartbeat_timeout": settings["heartbeat_timeout"],
+            # When a deployment last changed this node's copy: a new deployment restarts every rank on its files.
+            "deployed_at": record.get("recorded_at"),
             # The programs' digests: new code is a new configuration, so every rank restarts on it.
             "programs": programs,
         }
+    plan["problems"] = port_problems(facts_by_host, plan, hostfile, settings) + memory_problems(
+        facts_by_host, plan, records, settings)
     return plan

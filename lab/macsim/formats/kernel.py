@@ -126,14 +126,21 @@ def vm_stat(pages, page_size=16384):
     return "\n".join(lines) + "\n"
 
 
-def vm_pages(memory_bytes, wired_limit_mb, page_size=16384):
-    """A plausible idle machine: about 20 % of memory in use, more wired when a limit is set."""
+def vm_pages(memory_bytes, wired_limit_mb, page_size=16384, used_bytes=0):
+    """A plausible idle machine: about 20 % of memory in use, more wired when a limit is set; `used_bytes` more
+    held by other programs (active pages taken from the free ones, then from the file cache)."""
     total = memory_bytes // page_size
     wired = total * 6 // 100
     active = total * 8 // 100
     inactive = total * 6 // 100
     speculative = total // 100
     free = total - wired - active - inactive - speculative
+    taken = min(int(used_bytes) // page_size, free + inactive + speculative)
+    active += taken
+    from_free = min(taken, free)
+    from_inactive = min(taken - from_free, inactive)
+    free, inactive = free - from_free, inactive - from_inactive
+    speculative -= taken - from_free - from_inactive
     return {"Pages free": free, "Pages active": active, "Pages inactive": inactive,
             "Pages speculative": speculative, "Pages wired down": wired,
             "File-backed pages": inactive, "Anonymous pages": active}

@@ -111,7 +111,8 @@ def _sysctl_write(host, assignment, values, bare):
 @command("/usr/bin/vm_stat")
 def cmd_vm_stat(host, args):
     limit = host.volatile.get("sysctl", {}).get("iogpu.wired_limit_mb", 0)
-    out(kernel.vm_stat(kernel.vm_pages(host.state["hardware"]["memory_bytes"], limit)))
+    out(kernel.vm_stat(kernel.vm_pages(host.state["hardware"]["memory_bytes"], limit,
+                                       used_bytes=host.state.get("memory_used_bytes", 0))))
     return 0
 
 

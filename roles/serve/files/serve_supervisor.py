@@ -268,8 +268,9 @@ class Leader(Supervisor):
     def run(self):
         self.publish()
         self.wait_for_addresses()
+        ended = 0.0
         while not self.stopping.is_set():
-            if not self.wait_for_followers():
+            if not self.wait_for_followers(ended):
                 break
             with self.lock:
                 self.generation += 1
@@ -279,6 +280,7 @@ class Leader(Supervisor):
                 self.generation, self.config["model"], self.config["ranks"]))
             failure = self.watch()
             self.rank.stop()
+            ended = time.time()
             if failure is None:
                 break
             with self.lock:
@@ -342,13 +344,21 @@ class Leader(Supervisor):
             self.publish()
         return None
 
-    def wait_for_followers(self):
-        """Every rank's supervisor heard from lately (a node still booting is waited for, not counted as a failed
-        start); False when the supervisor stops meanwhile."""
+    def missing_followers(self, now, since=0.0):
+        """The hosts whose supervisor was not heard from lately, or not since `since` (the end of the last
+        generation: a supervisor that stopped then, its job booted out, must not count as there)."""
+        missing = []
+        for rank in range(1, self.config["ranks"]):
+            seen = self.followers.get(rank, {}).get("seen", 0)
+            if now - seen > self.config["heartbeat_timeout"] or seen <= since:
+                missing.append(self.config["hosts"][rank])
+        return missing
+
+    def wait_for_followers(self, since=0.0):
+        """Every rank's supervisor heard from lately and since `since` (a node still booting, or whose job was
+        stopped, is waited for, not counted as a failed start); False when the supervisor stops meanwhile."""
         while not self.stopping.is_set():
-            now = time.time()
-            missing = [self.config["hosts"][rank] for rank in range(1, self.config["ranks"])
-                       if now - self.followers.get(rank, {}).get("seen", 0) > self.config["heartbeat_timeout"]]
+            missing = self.missing_followers(time.time(), since)
             if not missing:
                 return True
             self.publish("waiting_ranks", "waiting for the supervisors of %s" % ", ".join(missing))

@@ -1,7 +1,8 @@
 """serve-model.yml on the serving lane's converged lab (make e2e: lab 2; issue 33): a model deploy-model.yml placed on the four nodes is
 served pipelined over the ring backend, each rank under its node's LaunchDaemon, and answers an OpenAI chat
 completion from the controller; a second run changes nothing; a request naming another model is refused and
-leaves the served one loaded, and an address outside serve_allowed_networks cannot reach it; a killed rank and a stopped (SIGSTOP) one make every rank restart and the endpoint
+leaves the served one loaded, and an address outside serve_allowed_networks cannot reach it; a port another
+program holds and memory that does not fit stop the run before anything changes; a killed rank and a stopped (SIGSTOP) one make every rank restart and the endpoint
 answer again; reboot-cluster.yml stops serving before the reboot and waits for a completion after it; a
 rank that keeps failing stops after the cap and the run says so; doctor.yml finds a stopped rank and a hung
 server, each by its own code."""
@@ -21,6 +22,7 @@ SERVE = os.path.join(REPO, "serve-model.yml")
 REBOOT = os.path.join(REPO, "reboot-cluster.yml")
 DOCTOR = os.path.join(REPO, "doctor.yml")
 DEPLOY = os.path.join(REPO, "deploy-model.yml")
+BENCHMARK = os.path.join(REPO, "benchmark.yml")
 SOURCE = "/Users/admin/staging/serve-qwen2"
 NAME = "serve-qwen2"
 DEST = "/Users/admin/models/" + NAME
@@ -33,7 +35,7 @@ RUN_DIR = "/Library/Application Support/macops/serve/run"
 # open to a LAN runs: tests/e2e/lab/test_98_secrets.py finds it in no log.
 API_KEY = "sk-serve-e2e-secret"
 SETTINGS = {"serve_probe_interval": 600, "serve_probe_timeout": 10, "serve_heartbeat_timeout": 10,
-            "serve_restart_limit": 1, "serve_ready_timeout": 120, "serve_api_key": API_KEY,
+            "serve_restart_limit": 2, "serve_ready_timeout": 120, "serve_api_key": API_KEY,
             "serve_allowed_networks": [layout.CONTROLLER_IP + "/32"]}
 SETTINGS_PROBED = {"serve_probe_interval": 5}
 HEADERS = {"Content-Type": "application/json", "Authorization": "Bearer " + API_KEY}
@@ -151,12 +153,59 @@ def test_doctor_finds_a_stopped_rank_and_a_hung_server(served, fault, host, code
     wait_until(answers, 120, interval=1, message="the model to answer again")
 
 
+def test_a_port_in_use_and_memory_that_does_not_fit_are_refused_before_anything_stops(served):
+    """Another program on mac1 holds the port a new rank 0 server would take, and other programs on mac2 hold all
+    its memory: serve-model.yml stops before any job stops or starts, naming each node, the port and the program,
+    the memory needed and free; the model goes on answering in the same generation."""
+    before = get("/macops/v1/status")
+    maclab("fault", "port-taken", "mac1", "18090")
+    maclab("fault", "memory-used", "mac2", "600")  # more than the lab's 512 GiB Mac has free
+    try:
+        refused = served("-e", json.dumps({"serve_internal_port": 18090}), check=False)
+    finally:
+        maclab("fault", "clear")
+    assert refused.returncode != 0, refused.stdout[-3000:]
+    assert "serve_port_in_use" in refused.stdout and "serve_memory_short" in refused.stdout, refused.stdout[-3000:]
+    assert "mac1's TCP port 18090 (serve_internal_port" in refused.stdout and "python3 (pid" in refused.stdout
+    assert "mac2: rank 1 of %s needs about" % NAME in refused.stdout and "only 0.0 GB are free" in refused.stdout
+    assert all(counts["changed"] == 0 for counts in recap(refused.stdout).values()), refused.stdout[-3000:]
+    after = get("/macops/v1/status")
+    assert (after["generation"], after["supervisor_pid"]) == (before["generation"], before["supervisor_pid"])
+    assert answers()
+
+
 def test_the_endpoint_is_closed_to_an_address_outside_serve_allowed_networks(served):
     """SETTINGS allow the controller alone: mac2's management address is a node's, not a client's."""
     assert answers() and not reaches_endpoint_from("mac2")
     # The supervisors still reach rank 0's control port (the nodes' own rule): every rank is in the generation.
     status = get("/macops/v1/status")
     assert all(node_status(host)["generation"] == status["generation"] for host in HOSTS)
+
+
+def test_benchmarks_serve_smoke_run_and_benchmark_yml_s_serve_suite_write_their_figures(served):
+    """benchmarks/serve --smoke on the served model (make test's smoke run of it): serve-model.yml restarted and
+    timed, benchmark.yml's generate and serve suites in one run (mlx_lm.benchmark pipelined over the same ranks;
+    the endpoint at 1, 4 and 8 clients with serving's API key), a rank killed and the endpoint answering again.
+    The serve suite's figures are in the one report's benchmark section, plotted."""
+    proc = subprocess.run([os.path.join(VENV_BIN, "python"), os.path.join(REPO, "benchmarks", "serve"), "--smoke",
+                           "--serve-vars", json.dumps(SETTINGS)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          universal_newlines=True, timeout=900)
+    assert proc.returncode == 0, proc.stdout[-6000:]
+    print(proc.stdout)
+    with open(os.path.join(REPO, "benchmarks", "results", "serve-smoke.json")) as handle:
+        [measured] = json.load(handle)["rounds"]
+    assert measured["load_s"] > 0 and measured["ready_s"] >= measured["load_s"] and measured["recovered_s"] > 0
+    assert measured["benchmark_tps"] > 0 and measured["served_tps"] > 0
+    report_dir = os.path.dirname(measured["report"])
+    [section] = [s for s in valid_report(report_dir)["sections"] if s["operation"] == "benchmark"]
+    suite = section["data"]["suites"]["serve"]
+    assert suite["skipped"] is None and suite["settings"]["model"] == NAME and suite["settings"]["host"] == "mac1"
+    assert [(r["concurrency"], r["answered"], r["failed"]) for r in suite["results"]] == [(1, 1, 0), (4, 4, 0),
+                                                                                          (8, 8, 0)]
+    assert all(r["ttft_s"] > 0 and r["generation_tps"] > 0 and r["throughput_tps"] > 0 for r in suite["results"])
+    assert os.path.getsize(os.path.join(report_dir, "serve.png")) > 5000
+    assert not [p for p in section["data"]["problems"] if p["code"].startswith("bench_serve")]
+    assert answers()
 
 
 @pytest.mark.parametrize("signal_name", ["KILL", "STOP"])

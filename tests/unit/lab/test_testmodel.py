@@ -94,3 +94,22 @@ def test_text_tokenizes_through_the_tokenizer_class_mlx_lm_loads(tmp_path):
     tokenizer = transformers.AutoTokenizer.from_pretrained(str(tmp_path))
     ids = tokenizer.encode("Hello world", add_special_tokens=False)
     assert len(ids) == len("Hello world") and tokenizer.decode(ids) == "Hello world"
+
+
+def test_greedy_generation_is_ascii_and_as_long_as_asked(tmp_path):
+    """The rows of eos and of the bytes 0x80-0xFF are zero in the (tied) embeddings: greedy decoding writes ASCII,
+    which mlx-lm streams token by token (random bytes are not UTF-8, and its server holds such text back), and
+    never stops before max_tokens."""
+    testmodel.write(str(tmp_path))
+    _, header, data = read_header(os.path.join(str(tmp_path), "model-00001-of-00004.safetensors"))
+    start, _end = header["model.embed_tokens.weight"]["data_offsets"]
+    row = testmodel.DEFAULTS["hidden"] * 4
+    for token in (2, 3 + 0x80, 3 + 0xFF):
+        assert data[start + token * row:start + (token + 1) * row] == bytes(row)
+    assert data[start + (3 + 0x41) * row:start + (3 + 0x42) * row] != bytes(row)  # "A" is drawn
+    mlx_lm = pytest.importorskip("mlx_lm")
+    model, tokenizer = mlx_lm.load(str(tmp_path))
+    steps = list(mlx_lm.stream_generate(model, tokenizer, "Once upon a time", max_tokens=24))
+    text = "".join(step.text for step in steps)
+    assert steps[-1].generation_tokens == 24 and steps[-1].finish_reason == "length" and text.isascii()
+    assert sum(1 for step in steps if step.text) >= 20  # text as it comes, not held back to the end

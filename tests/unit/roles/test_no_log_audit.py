@@ -32,6 +32,7 @@ NOT_SECRET = {
     "serve_max_tokens": "a count of a model's tokens, not a credential",
     "serve_measure_tokens": "a count of a model's tokens, not a credential",
     "doctor_serve_timeout": "seconds a one-token completion may take, not a credential",
+    "benchmark_serve_max_tokens": "a count of a model's tokens each request may generate, not a credential",
 }
 
 

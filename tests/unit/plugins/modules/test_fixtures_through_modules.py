@@ -100,6 +100,8 @@ ROUTES = [
     ("ifconfig/", "", ["/sbin/ifconfig"], [(tb_network.main, READ_ONLY_NETWORK)]),
     ("sw_vers/", "", ["/usr/bin/sw_vers"], [(node_facts.main, {"gather": ["macos"]}), (rdma_status.main, {})]),
     ("df/", "", ["/bin/df"], [(node_facts.main, {"gather": ["disk"]})]),
+    ("lsof/", "", ["/usr/sbin/lsof"], [(node_facts.main, {"gather": ["listening"]})]),
+    ("vm_stat/", "", ["/usr/bin/vm_stat"], [(node_facts.main, {"gather": ["memory"]})]),
     ("fdesetup/", "", ["/usr/bin/fdesetup"], [(node_facts.main, {"gather": ["filevault"]})]),
     ("rdma_ctl/", "", ["/usr/bin/rdma_ctl"], [(rdma_status.main, {})]),
     ("ibv_devices/", "", ["/usr/bin/ibv_devices"], [(rdma_status.main, {})]),
