@@ -47,7 +47,8 @@ def port_problems(facts_by_host, plan, hostfile, settings):
         status = ((facts.get("files") or {}).get(settings.get("status_path")) or {}).get("json") or {}
         ours = set(pid for pid in (status.get("supervisor_pid"), status.get("rank_pid")) if pid)
         for address, port, variable, what in ports:
-            for holder in [h for h in holders(facts["listening"], port, address) if h["pid"] not in ours][:1]:
+            holder = next((h for h in holders(facts["listening"], port, address) if h["pid"] not in ours), None)
+            if holder:
                 problems.append(problem(
                     "serve_port_in_use", "%s's TCP port %d (%s, %s) is taken: %s (pid %s) listens on %s:%d." % (
                         host, port, variable, what, holder["command"], holder["pid"], holder["address"], port),
