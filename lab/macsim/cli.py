@@ -44,6 +44,7 @@ exo-stale-id HOST    HOST's exo comes back with a new node id; its peers keep th
 exo-removed HOST     exo gone from HOST while exo.app's io.exo.networksetup daemon stays
 exo-port-blocked HOST  exo's API port (TCP 52415) dropped on HOST's Thunderbolt ports (nft in
                      its namespace, as a pf block would): peers cannot confirm it over the cables
+exo-runner-fails HOST  every runner HOST's exo places fails once it loads (RunnerFailed)
 serve-stopped HOST   serve-model.yml's job on HOST booted out: its rank does not run
 serve-hung HOST      HOST's serving rank stopped (SIGSTOP): alive, but every collective waits on it
 port-taken HOST PORT another program on HOST listens on TCP PORT (every address)

@@ -4,6 +4,7 @@ restart: the node leaves the cluster's namespace, as exo does), a node whose exo
 new node id (the others keep its old one: exo #2194), and exo removed with its networksetup daemon
 left behind (exo #2279), and exo's API port dropped on a host's Thunderbolt ports. `undo` is what `fault clear` does for each."""
 import glob
+import json
 import os
 import plistlib
 import re
@@ -129,6 +130,22 @@ def fault_exo_stale_id(paths, host):
     return "%s: exo restarted with a new node id (the old one was %s)" % (host, saved.strip())
 
 
+RUNNER_FAULT = EXO_HOME + "/standin-faults.json"
+
+
+def fault_exo_runner_fails(paths, host):
+    """Every runner an instance placed through HOST's exo gets fails once it starts loading (RunnerFailed, as exo's
+    runner reports an error such as an RDMA allocation that fails); the instances already placed are unchanged."""
+    path = paths.host_file(host, "fs") + RUNNER_FAULT
+    if not os.path.isdir(os.path.dirname(path)):
+        raise FaultError("%s has no exo home %s (run site.yml first)" % (host, EXO_HOME))
+    with open(path, "w") as handle:
+        json.dump({"runner_fails": "RuntimeError: [jaccl] Couldn't allocate protection domain (lab fault "
+                                   "exo-runner-fails)"}, handle)
+    record(paths, "exo-runner-fails", [host])
+    return "%s: the runners its exo places fail" % host
+
+
 def _aside(paths, host):
     return paths.host_file(host, "exo-removed")
 
@@ -222,6 +239,9 @@ def undo(paths, kind, host, saved):
         _undo_exo_removed(paths, host)
     elif kind == "exo-port-blocked":
         _undo_exo_port_blocked(paths, host)
+    elif kind == "exo-runner-fails":
+        if os.path.exists(paths.host_file(host, "fs") + RUNNER_FAULT):
+            os.unlink(paths.host_file(host, "fs") + RUNNER_FAULT)
     else:
         return False
     return True
@@ -230,4 +250,5 @@ def undo(paths, kind, host, saved):
 KINDS = {
     "ip-reset": (1, fault_ip_reset), "exo-version": (2, fault_exo_version), "exo-stale-id": (1, fault_exo_stale_id),
     "exo-removed": (1, fault_exo_removed), "exo-port-blocked": (1, fault_exo_port_blocked),
+    "exo-runner-fails": (1, fault_exo_runner_fails),
 }

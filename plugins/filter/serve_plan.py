@@ -18,7 +18,11 @@ description:
     the deployment records deploy-model.yml wrote beside the files, checked against the hostfile's rank order.
   - Returns each node's configuration of the serving supervisor (the role's C(serve.json)), and C(problems) in the one
     shape (C(serve_model_unknown), C(serve_model_incomplete), C(serve_split_mismatch), C(serve_backend_unavailable),
-    C(serve_runtime_unsupported)) instead of a plan when the model cannot be served as deployed.
+    C(serve_runtime_mismatch), C(serve_port_in_use), C(serve_memory_short)) instead of a plan when the model cannot
+    be served as deployed.
+  - Runtime V(mlx-lm) gives every rank's node a configuration; runtime V(exo) only rank 0's, whose supervisor places
+    the instance through exo's API (C(exo) holds C(model_id), C(sharding), C(instance_meta) and C(min_nodes)).
+  - C(actions) says per node whether the run stops its job and whether it starts it.
 positional: settings
 options:
   _input:
@@ -45,7 +49,8 @@ _value:
   description:
     - C(model) (C(name), C(model_id), C(mode), C(runtime), C(runtime_version)), C(backend), C(split) (per-rank layer
       counts when not mlx-lm's even split, else null), C(leader), C(endpoint) (C(host), C(port), C(url)), C(ranks)
-      (C(rank), C(host), C(layers), C(path)), C(configs) (per node) and C(problems).
+      (C(rank), C(host), C(layers), C(path), C(bytes)), C(configs) (per node), C(actions) (per node C(stop),
+      C(start), C(running) and C(says)) and C(problems).
   type: dict
 """
 

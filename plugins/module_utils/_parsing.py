@@ -51,3 +51,9 @@ def key_value_lines(command, text):
             raise ParseError(command, "line %r is not `Key: value`" % line.strip())
         fields[field[0]] = field[1]
     return fields
+
+
+def json_number(value):
+    """A number a JSON document gave, as a float; None for anything else (true and false included: bool is an
+    int in Python)."""
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None

@@ -30,10 +30,12 @@ SERVE_CODES = {
         "only where the cabling and RDMA allow it (jaccl: a full mesh with RDMA ready on every cable).",
         "Run doctor.yml to see why the backend is not available, fix that and run site.yml; or serve over another "
         "backend (serve_backend: ring, or auto)."),
-    "serve_runtime_unsupported": registry_entry(
+    "serve_runtime_mismatch": registry_entry(
         ERROR, "serve",
-        "The runtime asked (serve_runtime, or the deployment's) is not one serve-model.yml starts yet.",
-        "Deploy and serve with mlx-lm (deploy_model_runtime: mlx-lm), or run exo's own API for an exo deployment."),
+        "serve_runtime names another runtime than the one the model was deployed for: mlx-lm's pipeline ranks hold "
+        "only their own files, exo needs a complete copy on every node. Nothing was stopped or started.",
+        "Leave serve_runtime empty (the deployment's runtime), or deploy the model again for that runtime "
+        "(deploy-model.yml with deploy_model_runtime)."),
     "serve_port_in_use": registry_entry(
         ERROR, "serve",
         "Another program listens on a TCP port serving needs on a node (the endpoint, the supervisors' control port, "

@@ -14,15 +14,12 @@ __metaclass__ = type
 
 import json
 
+from ansible_collections.macops.cluster.plugins.module_utils._parsing import json_number as _number
 from ansible_collections.macops.cluster.plugins.module_utils._problems import problem
 
 
 class ServeBenchError(ValueError):
     pass
-
-
-def _number(value):
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def parse_serve_bench(text):

@@ -21,10 +21,13 @@ def _read(node, path):
 
 def _job(host, node, serve, config, status):
     label = serve.get("label") or "org.macops.serve"
+    # Runtime exo: rank 0's node keeps exo's instance placed; exo runs the ranks.
+    part = "exo's instance of %s is not kept placed" % config.get("model") if config.get("runtime") == "exo" else \
+        "rank %s of %s does not run" % (config.get("rank"), config.get("model"))
     if not (node.get("launchd") or {}).get(label):
-        return False, "its job %s is not loaded: rank %s does not run" % (label, config.get("rank")), problem(
-            "serve_rank_stopped", "serve-model.yml's job %s is not loaded on %s, so rank %s of %s does not run and "
-            "the model cannot answer." % (label, host, config.get("rank"), config.get("model")),
+        return False, "its job %s is not loaded: %s" % (label, part), problem(
+            "serve_rank_stopped", "serve-model.yml's job %s is not loaded on %s, so %s and the model cannot answer."
+            % (label, host, part),
             "Start it again: sudo launchctl bootstrap system /Library/LaunchDaemons/%s.plist on %s, or run "
             "serve-model.yml (serve_state=restarted starts every rank together)." % (label, host), host=host,
             details={"label": label, "rank": config.get("rank")})

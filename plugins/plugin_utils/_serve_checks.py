@@ -16,31 +16,33 @@ from ansible_collections.macops.cluster.plugins.module_utils._lsof import holder
 from ansible_collections.macops.cluster.plugins.module_utils._problems import problem
 
 
-def planned_ports(plan, hostfile, settings):
-    """{host: [(address, port, variable, what)]}: every TCP port serving will listen on, per node (MLX's ports in
-    both blocks the generations take turns on, serve_supervisor.py's launch_files)."""
-    count, first = len(plan["ranks"]), settings["ring_port"]
+def planned_ports(plan, settings):
+    """{host: [(address, port, variable, what)]}: every TCP port serving will listen on, per node: the endpoint, and
+    for mlx-lm the control port, rank 0's own server and MLX's ports in both blocks the generations take turns on
+    (the plan's launch, which serve_supervisor.py's launch_files uses). exo's own ports are exo's."""
     wanted = dict((rank["host"], []) for rank in plan["ranks"])
+    wanted[plan["leader"]].append((plan["endpoint"]["host"], plan["endpoint"]["port"], "serve_port", "the endpoint"))
+    if plan["model"]["runtime"] != "mlx-lm":
+        return wanted
+    leader = plan["configs"][plan["leader"]]
+    launch = leader["launch"]
     for rank in plan["ranks"]:
-        address = (hostfile["hosts"][rank["rank"]].get("ips") or [None])[0]
         if plan["backend"] == "ring" or rank["rank"] == 0:
-            offset = rank["rank"] if plan["backend"] == "ring" else 0
-            for block in (0, count):
-                wanted[rank["host"]].append((address, first + block + offset, "serve_mlx_port", "MLX's %s port of "
-                                             "rank %d" % (plan["backend"], rank["rank"])))
-    leader = wanted[plan["leader"]]
-    leader.append((plan["endpoint"]["host"], plan["endpoint"]["port"], "serve_port", "the endpoint"))
-    leader.append((settings["addresses"][plan["leader"]], settings["control_port"], "serve_control_port",
-                   "the supervisors' control port"))
-    leader.append(("127.0.0.1", settings["internal_port"], "serve_internal_port", "rank 0's own server"))
+            for block in launch["ports"]:
+                wanted[rank["host"]].append((launch["ips"][rank["rank"]], block[rank["rank"]], "serve_mlx_port",
+                                             "MLX's %s port of rank %d" % (plan["backend"], rank["rank"])))
+    wanted[plan["leader"]].append((settings["addresses"][plan["leader"]], settings["control_port"],
+                                   "serve_control_port", "the supervisors' control port"))
+    wanted[plan["leader"]].append(("127.0.0.1", settings["internal_port"], "serve_internal_port",
+                                   "rank 0's own server"))
     return wanted
 
 
-def port_problems(facts_by_host, plan, hostfile, settings):
+def port_problems(facts_by_host, plan, settings):
     """serve_port_in_use for each port serving needs that another program listens on (node_facts' listening),
     the serving job's own processes (their pids in the node's status.json) left out: they stop first."""
     problems = []
-    for host, ports in sorted(planned_ports(plan, hostfile, settings).items()):
+    for host, ports in sorted(planned_ports(plan, settings).items()):
         facts = facts_by_host.get(host) or {}
         if "listening" not in facts:
             continue
@@ -63,28 +65,34 @@ DEFAULT_GPU_SHARE = 0.75
 GB = 1e9
 
 
-def _starts_here(facts, config, settings):
-    """Whether this run starts a rank on the node (a new or changed configuration, or a restart)."""
-    running = ((facts.get("files") or {}).get(settings["config_path"]) or {}).get("json")
-    loaded = bool((facts.get("launchd") or {}).get(settings["launchd_label"]))
-    return not loaded or running != config or settings["state"] == "restarted", (running if loaded else None)
+def _weights(rank, runtime):
+    """About the bytes of weights `rank` loads: its own files (mlx-lm), or its layers' share of the complete copy
+    every node holds (exo)."""
+    size = int(rank.get("bytes") or 0)
+    if runtime == "mlx-lm" or not rank.get("total_layers"):
+        return size
+    return size * (rank["layers"][1] - rank["layers"][0]) // rank["total_layers"]
 
 
-def memory_problems(facts_by_host, plan, records, settings):
+def memory_problems(facts_by_host, plan, settings):
     """serve_memory_short where a rank that starts does not fit: its weights plus serve_memory_headroom_percent
     against what a new program can have there (vm_stat; plus what the serving job's own rank frees when it stops)
-    and against what the GPU may wire (iogpu.wired_limit_mb, else about three quarters of the memory)."""
+    and against what the GPU may wire (iogpu.wired_limit_mb, else about three quarters of the memory). exo's
+    runners start on every node when rank 0's node places the instance."""
     problems = []
     share = 1 + settings["memory_headroom_percent"] / 100.0
+    runtime = plan["model"]["runtime"]
     for rank in plan["ranks"]:
         host = rank["host"]
         facts = facts_by_host.get(host) or {}
-        starts, running = _starts_here(facts, plan["configs"][host], settings)
-        if "memory" not in facts or not starts:
+        action = plan["actions"][host if runtime == "mlx-lm" else plan["leader"]]
+        if "memory" not in facts or not action["start"]:
             continue
-        need = int(records[host].get("bytes") or 0) * share
+        need = _weights(rank, runtime) * share
+        running = plan["actions"][host]["running"]
         freed = sum(int(r.get("bytes") or 0) for r in facts.get("models") or []
-                    if isinstance(running, dict) and r.get("path") == running.get("model_path"))
+                    if isinstance(running, dict) and running.get("runtime", "mlx-lm") == "mlx-lm"
+                    and r.get("path") == running.get("model_path"))
         available = facts["memory"]["available_bytes"] + freed
         live_mb = (facts.get("wired_limit") or {}).get("live_mb")
         memory = (facts.get("mac") or {}).get("memory_bytes")

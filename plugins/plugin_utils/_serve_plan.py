@@ -28,10 +28,13 @@ from ansible_collections.macops.cluster.plugins.module_utils._problems import pr
 from ansible_collections.macops.cluster.plugins.plugin_utils._serve_checks import memory_problems, port_problems
 
 BACKENDS = ("ring", "jaccl", "jaccl-ring")
+# exo's instance kinds (POST /place_instance's instance_meta): its jaccl runs on the RDMA devices whatever the
+# collection's hostfile calls the ring over them.
+EXO_INSTANCE_META = {"ring": "MlxRing", "jaccl": "MlxJaccl", "jaccl-ring": "MlxJaccl"}
 # auto: RDMA where the rdma role wrote its hostfile (every device ready), else TCP over the same cables.
 AUTO_ORDER = ("jaccl", "jaccl-ring", "ring")
 CONFIG_VERSION = 1
-INTEGER_SETTINGS = ("memory_headroom_percent", "port", "control_port", "internal_port", "ring_port", "ready_timeout",
+INTEGER_SETTINGS = ("memory_headroom_percent", "port", "exo_api_port", "control_port", "internal_port", "ring_port", "ready_timeout",
                     "probe_interval", "probe_timeout", "heartbeat_timeout", "restart_limit", "max_tokens")
 
 
@@ -151,44 +154,85 @@ def _split(records, count, mode):
 def launch(hostfile, port):
     """What each supervisor needs to set MLX's init up as mlx.launch would (serve_supervisor.py's launch_files):
     each rank's first address (ring: where it accepts from the previous rank; jaccl: rank 0's is the
-    coordinator), the RDMA devices (jaccl) and the first port."""
+    coordinator), the RDMA devices (jaccl) and, per rank, its port in each of the two blocks generations take
+    turns on (a new rank 0 never waits for the old one's port to leave TIME_WAIT)."""
     hosts = hostfile["hosts"]
+    count = len(hosts)
     return {"ips": [(h.get("ips") or [None])[0] for h in hosts], "rdma": [h.get("rdma") for h in hosts],
-            "port": port}
+            "ports": [[port + block * count + rank for rank in range(count)] for block in (0, 1)]}
+
+
+def actions(facts_by_host, configs, settings):
+    """{host: {stop, start}}: stop the node's job when it runs and should not, or runs another configuration, or a
+    restart was asked (every node stops before any starts: the old model's memory is free before the new one
+    loads); start it where the plan gives the node a configuration that is not running yet. ``running`` is the
+    configuration the loaded job runs (None when no job is loaded)."""
+    found = {}
+    for host, facts in sorted(facts_by_host.items()):
+        config = configs.get(host)
+        loaded = bool((facts.get("launchd") or {}).get(settings["launchd_label"]))
+        running = ((facts.get("files") or {}).get(settings["config_path"]) or {}).get("json") if loaded else None
+        stop = loaded and (settings["state"] != "started" or config != running)
+        start = settings["state"] != "stopped" and config is not None and (stop or not loaded)
+        found[host] = {"stop": stop, "start": start, "running": running,
+                       "says": _says(host, loaded, stop, start, config if settings["state"] != "stopped" else None)}
+    return found
+
+
+def _says(host, loaded, stop, start, config):
+    """What the run does on `host`, in a sentence (the role shows it, check mode included)."""
+    job = ("%s the serving job on %s" % ("Stop" if stop else "Keep", host)) if loaded else "No serving job on %s" % host
+    if config is None:
+        return job + "; serve nothing here."
+    if config["runtime"] == "exo":
+        return job + "; then %s the exo instance of %s through exo's API (%s; exo runs a runner on every node)." % (
+            "place" if start else "keep", config["model"], config["exo"]["instance_meta"])
+    return job + "; then %s rank %d of %s (%s over %s)." % (
+        "start" if start else "keep", config["rank"], config["model"], config["runtime"], config["backend"])
 
 
 def serve_plan(facts_by_host, settings):
-    """The plan: model, ranks, backend, endpoint and each node's supervisor config; ``problems`` (errors stop the
-    role before any job stops or starts). ``settings`` holds the role's inputs (see roles/serve/vars/main.yml)."""
-    plan = {"model": None, "ranks": [], "configs": {}, "problems": []}
+    """The plan: model, ranks, backend, endpoint, each node's supervisor config and what stops and starts where
+    (``actions``); ``problems`` (errors stop the role before any job stops or starts). ``settings`` holds the role's
+    inputs (see roles/serve/vars/main.yml)."""
     settings = dict(settings, **dict((key, int(settings[key])) for key in INTEGER_SETTINGS))
+    plan = {"model": None, "ranks": [], "configs": {}, "problems": []}
+    plan["problems"] = _plan(plan, facts_by_host, settings)
+    plan["actions"] = actions(facts_by_host, plan["configs"], settings)
+    if not plan["problems"]:
+        plan["problems"] = port_problems(facts_by_host, plan, settings) + memory_problems(facts_by_host, plan,
+                                                                                          settings)
+    return plan
+
+
+def _plan(plan, facts_by_host, settings):
+    """Fill `plan` in; the problems that leave it without configurations."""
     name, records, problems = choose_model(facts_by_host, settings["model_name"])
     if problems:
-        plan["problems"] = problems
-        return plan
+        return problems
     members = dict((host, facts_by_host[host]) for host in records)
     backend, hostfile, problems = choose_backend(members, settings["backend"], settings["hostfile_paths"])
     if problems:
-        plan["problems"] = problems
-        return plan
-    order = [_name(entry) for entry in hostfile["hosts"]]
+        return problems
     sample = records[sorted(records)[0]]
     runtime = settings["runtime"] or sample.get("runtime") or "mlx-lm"
+    # mlx-lm's ranks follow the hostfile's order; exo places its runners itself, in the order deploy-model.yml
+    # planned with exo's rule (the records' ranks).
+    order = [_name(entry) for entry in hostfile["hosts"]] if runtime == "mlx-lm" else sorted(
+        records, key=lambda host: int(records[host].get("rank") or 0))
     problems = _rank_problems(records, order, name)
-    if runtime != "mlx-lm":
-        problems.append(problem("serve_runtime_unsupported", "serve_runtime %s: this version of serve-model.yml runs "
-                                "mlx-lm only (exo's API placement is planned)." % runtime))
+    if runtime != (sample.get("runtime") or "mlx-lm"):
+        problems.append(problem("serve_runtime_mismatch", "serve_runtime is %s, but %s was deployed for %s: each "
+                                "runtime needs its own placement of the files (exo: a complete copy on every node)."
+                                % (runtime, name, sample.get("runtime") or "mlx-lm"), details={"runtime": runtime}))
     if problems:
-        plan["problems"] = problems
-        return plan
+        return problems
     count, mode = len(order), sample.get("mode") or "pipeline"
-    split = _split(records, count, mode)
+    split = _split(records, count, mode) if runtime == "mlx-lm" else None
     leader = order[0]
-    addresses = settings["addresses"]
-    programs = dict((name, hashlib.sha256(text.encode("utf-8")).hexdigest())
-                    for name, text in sorted((settings.get("programs") or {}).items()))
-    endpoint_host = settings["host"] or addresses[leader]
-    started_by = launch(hostfile, settings["ring_port"])
+    programs = dict((program, hashlib.sha256(text.encode("utf-8")).hexdigest())
+                    for program, text in sorted((settings.get("programs") or {}).items()))
+    endpoint_host = settings["host"] or settings["addresses"][leader]
     plan.update(model={"name": name, "model_id": sample.get("model_id") or name, "mode": mode, "runtime": runtime,
                        "runtime_version": sample.get("runtime_version")},
                 backend=backend, split=split, leader=leader,
@@ -196,27 +240,38 @@ def serve_plan(facts_by_host, settings):
                           "url": "http://%s:%d" % (endpoint_host, settings["port"])})
     for rank, host in enumerate(order):
         record = records[host]
-        plan["ranks"].append({"rank": rank, "host": host, "layers": record["layers"], "path": record["path"]})
+        plan["ranks"].append({"rank": rank, "host": host, "layers": record["layers"], "path": record["path"],
+                              "bytes": record.get("bytes"), "total_layers": max(r["layers"][1] for r in
+                                                                                records.values())})
+    common = {"version": CONFIG_VERSION, "runtime": runtime, "model": name, "model_id": plan["model"]["model_id"],
+              "ranks": count, "hosts": order, "backend": backend, "run_dir": settings["run_dir"],
+              "ready_timeout": settings["ready_timeout"], "probe_interval": settings["probe_interval"],
+              "probe_timeout": settings["probe_timeout"], "restart_limit": settings["restart_limit"],
+              "heartbeat_timeout": settings["heartbeat_timeout"], "programs": programs}
+    if runtime == "exo":
+        plan["configs"][leader] = dict(
+            common, rank=0, model_path=records[leader]["path"], endpoint=dict(plan["endpoint"]),
+            api_key_file=settings["api_key_file"], wait_for_addresses=[],
+            # A new deployment places the instance again on its files.
+            deployed_at=records[leader].get("recorded_at"),
+            exo={"api_port": settings["exo_api_port"], "model_id": plan["model"]["model_id"],
+                 "sharding": "Tensor" if mode == "tensor" else "Pipeline",
+                 "instance_meta": EXO_INSTANCE_META[backend], "min_nodes": count})
+        return []
+    started_by = launch(hostfile, settings["ring_port"])
+    for rank, host in enumerate(order):
+        record = records[host]
         server_args = ["--model", record["path"], "--host", "127.0.0.1", "--port", str(settings["internal_port"]),
                        "--max-tokens", str(settings["max_tokens"])] + (["--pipeline"] if mode == "pipeline" else [])
-        plan["configs"][host] = {
-            "version": CONFIG_VERSION, "model": name, "model_id": plan["model"]["model_id"], "model_path": record["path"],
-            "rank": rank, "ranks": count, "hosts": order, "backend": backend, "split": split,
-            "leader": {"host": leader, "control": "%s:%d" % (addresses[leader], settings["control_port"])},
-            "endpoint": dict(plan["endpoint"]) if rank == 0 else None,
-            "control_port": settings["control_port"], "internal_port": settings["internal_port"],
-            "wait_for_addresses": list(hostfile["hosts"][rank].get("ips") or []),
-            "python": settings["python"], "launcher": settings["launcher"], "server_args": server_args,
-            "launch": started_by, "launch_env": {"MLX_RANK": str(rank), "HF_HUB_OFFLINE": "1"},
-            "run_dir": settings["run_dir"], "api_key_file": settings["api_key_file"] if rank == 0 else None,
-            "ready_timeout": settings["ready_timeout"], "probe_interval": settings["probe_interval"],
-            "probe_timeout": settings["probe_timeout"], "restart_limit": settings["restart_limit"],
-            "heartbeat_timeout": settings["heartbeat_timeout"],
+        plan["configs"][host] = dict(
+            common, model_path=record["path"], rank=rank, split=split,
+            leader={"host": leader, "control": "%s:%d" % (settings["addresses"][leader], settings["control_port"])},
+            endpoint=dict(plan["endpoint"]) if rank == 0 else None,
+            control_port=settings["control_port"], internal_port=settings["internal_port"],
+            wait_for_addresses=list(hostfile["hosts"][rank].get("ips") or []),
+            python=settings["python"], launcher=settings["launcher"], server_args=server_args,
+            launch=started_by, launch_env={"MLX_RANK": str(rank), "HF_HUB_OFFLINE": "1"},
+            api_key_file=settings["api_key_file"] if rank == 0 else None,
             # When a deployment last changed this node's copy: a new deployment restarts every rank on its files.
-            "deployed_at": record.get("recorded_at"),
-            # The programs' digests: new code is a new configuration, so every rank restarts on it.
-            "programs": programs,
-        }
-    plan["problems"] = port_problems(facts_by_host, plan, hostfile, settings) + memory_problems(
-        facts_by_host, plan, records, settings)
-    return plan
+            deployed_at=record.get("recorded_at"))
+    return []

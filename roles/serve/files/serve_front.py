@@ -7,7 +7,9 @@ The endpoint (serve_host:serve_port, opened by the firewall to serve_allowed_net
 - ``POST /v1/completions``, ``/v1/chat/completions``, ``/chat/completions``: passed to rank 0's server on
   loopback once ``model`` is checked: absent, the served name, its id or ``default_model`` pass (sent on as
   ``default_model``, answered under the served name); any other name is refused with 404, because
-  mlx_lm.server would drop the served weights to load it;
+  mlx_lm.server would drop the served weights to load it. Runtime exo: chat completions only (exo has no
+  /v1/completions), passed to exo's /v1/chat/completions on loopback with ``model`` pinned to the instance's
+  model id (exo answers 404 for any other);
 - ``GET /macops/v1/status``: the supervisor's status (every rank's generation and heartbeat).
 With an API key (its file, readable by the supervisor's user only), every path but /health needs
 ``Authorization: Bearer <key>``. Python 3.9, stdlib only.
@@ -55,11 +57,11 @@ def error_body(message, kind, code):
     return {"error": {"message": message, "type": kind, "code": code}}
 
 
-def pinned_model(body, served):
+def pinned_model(body, served, upstream_model=DEFAULT_MODEL):
     """(body to send on, None) or (None, error message) for a request body that names `model`."""
     wanted = body.get("model")
     if wanted in (None, "", DEFAULT_MODEL) or wanted in served:
-        return dict(body, model=DEFAULT_MODEL), None
+        return dict(body, model=upstream_model), None
     return None, "The model %r is not served here: this endpoint serves %r only (another model would unload it)." % (
         wanted, served[0])
 
@@ -147,14 +149,16 @@ class EndpointHandler(Handler):
         path = self.path.split("?", 1)[0]
         if not self.authorized():
             return
-        if path not in COMPLETION_PATHS:
-            self.reply(404, error_body("No such path: %s" % path, "invalid_request_error", "not_found"))
+        if path not in self.server.upstream_paths:
+            why = "No such path: %s" % path if path not in COMPLETION_PATHS else \
+                "%s is not served: exo answers chat completions only (POST /v1/chat/completions)." % path
+            self.reply(404, error_body(why, "invalid_request_error", "not_found"))
             return
         body = self.read_json()
         if body is None:
             self.reply(400, error_body("The body is not a JSON object.", "invalid_request_error", "invalid_json"))
             return
-        forward, refused = pinned_model(body, self.server.served)
+        forward, refused = pinned_model(body, self.server.served, self.server.upstream_model)
         if refused:
             self.reply(404, error_body(refused, "invalid_request_error", "model_not_found"))
             return
@@ -163,10 +167,10 @@ class EndpointHandler(Handler):
             self.reply(503, dict(error_body("The model is not ready (%s); try again shortly." % state, "server_error",
                                             "model_not_ready"), state=state), {"Retry-After": "5"})
             return
-        self.relay(path, forward)
+        self.relay(self.server.upstream_paths[path], forward)
 
     def relay(self, path, body):
-        upstream = http.client.HTTPConnection("127.0.0.1", self.server.internal_port)
+        upstream = http.client.HTTPConnection("127.0.0.1", self.server.upstream_port)
         try:
             upstream.request("POST", path, body=json.dumps(body).encode(),
                              headers={"Content-Type": "application/json"})
@@ -191,7 +195,7 @@ class EndpointHandler(Handler):
             self.end_headers()
             self.wfile.write(raw)
         except (OSError, http.client.HTTPException) as exc:
-            self.reply(502, error_body("Rank 0's server did not answer: %s" % exc, "server_error", "upstream_failed"))
+            self.reply(502, error_body("The model's server did not answer: %s" % exc, "server_error", "upstream_failed"))
         finally:
             upstream.close()
 
@@ -222,15 +226,24 @@ def _serve(address, handler, supervisor, config):
     else:
         return
     server.supervisor = supervisor
-    server.internal_port = config["internal_port"]
+    exo = config.get("exo")
+    if exo:  # exo's own OpenAI API, on this node's loopback
+        server.upstream_port, server.upstream_model = exo["api_port"], exo["model_id"]
+        server.upstream_paths = {"/v1/chat/completions": "/v1/chat/completions",
+                                 "/chat/completions": "/v1/chat/completions"}
+    else:  # rank 0's mlx_lm.server
+        server.upstream_port, server.upstream_model = config["internal_port"], DEFAULT_MODEL
+        server.upstream_paths = dict((path, path) for path in COMPLETION_PATHS)
     server.served = [config["model"], config.get("model_id") or config["model"], config["model_path"]]
     server.api_key = ApiKey(config.get("api_key_file"))
     server.serve_forever(poll_interval=0.5)
 
 
 def start(supervisor, config):
-    """The endpoint and the control port, each in a daemon thread."""
-    host, port = config["endpoint"]["host"], config["endpoint"]["port"]
-    control = config["leader"]["control"].rpartition(":")
-    for address, handler in (((host, port), EndpointHandler), ((control[0], int(control[2])), ControlHandler)):
+    """The endpoint and (mlx-lm's followers send heartbeats) the control port, each in a daemon thread."""
+    listeners = [((config["endpoint"]["host"], config["endpoint"]["port"]), EndpointHandler)]
+    if config.get("leader"):
+        control = config["leader"]["control"].rpartition(":")
+        listeners.append(((control[0], int(control[2])), ControlHandler))
+    for address, handler in listeners:
         threading.Thread(target=_serve, args=(address, handler, supervisor, config), daemon=True).start()

@@ -72,12 +72,12 @@ def addresses_up(addresses):
 
 def launch_files(config, generation):
     """{variable: file content} and {variable: value} MLX's init reads for this generation. Generations take turns
-    between two port blocks, so a new rank 0 never waits for the old one's port to leave TIME_WAIT."""
+    between the plan's two port blocks, so a new rank 0 never waits for the old one's port to leave TIME_WAIT."""
     launch = config["launch"]
-    port = launch["port"] + (generation % 2) * len(launch["ips"])
+    ports = launch["ports"][generation % 2]
     if config["backend"] == "ring":
-        return {"MLX_HOSTFILE": json.dumps([["%s:%d" % (ip, port + i)] for i, ip in enumerate(launch["ips"])])}, {}
-    env = {"MLX_JACCL_COORDINATOR": "%s:%d" % (launch["ips"][0], port)}
+        return {"MLX_HOSTFILE": json.dumps([["%s:%d" % (ip, ports[i])] for i, ip in enumerate(launch["ips"])])}, {}
+    env = {"MLX_JACCL_COORDINATOR": "%s:%d" % (launch["ips"][0], ports[0])}
     if config["backend"] == "jaccl-ring":
         env["MLX_JACCL_RING"] = "1"
     return {"MLX_IBV_DEVICES": json.dumps(launch["rdma"])}, env
@@ -160,13 +160,14 @@ class Rank(object):
         return self.proc.pid if self.alive() else None
 
 
-def post_json(address, path, document, timeout, headers=None):
-    """(status, parsed body or None) of a POST; raises OSError (and http.client's errors) when unreachable."""
+def request_json(address, path, document=None, timeout=5.0, method="POST"):
+    """(status, parsed body or None) of a request with a JSON body (none: `document` None) to "host:port"; raises
+    OSError (and http.client's errors) when unreachable."""
     host, port = address.rsplit(":", 1)
     connection = http.client.HTTPConnection(host, int(port), timeout=timeout)
     try:
-        body = json.dumps(document).encode()
-        connection.request("POST", path, body=body, headers=dict(headers or {}, **{"Content-Type": "application/json"}))
+        body = json.dumps(document).encode() if document is not None else None
+        connection.request(method, path, body=body, headers={"Content-Type": "application/json"})
         response = connection.getresponse()
         raw = response.read()
         try:
@@ -177,12 +178,16 @@ def post_json(address, path, document, timeout, headers=None):
         connection.close()
 
 
-def probe_completion(port, timeout):
-    """(ok, seconds, error): a one-token completion from rank 0's server, the proof that every rank answers."""
+# The one-token request that proves every rank answers: mlx_lm.server's own completion with the model it started with.
+MLX_PROBE = ("/v1/completions", {"model": serve_front.DEFAULT_MODEL, "prompt": "Hello", "max_tokens": 1,
+                                 "temperature": 0.0})
+
+
+def probe_completion(port, timeout, request=MLX_PROBE):
+    """(ok, seconds, error): a one-token completion from the server on loopback `port` (request: path and body)."""
     started = time.time()
     try:
-        status, body = post_json("127.0.0.1:%d" % port, "/v1/completions", {
-            "model": serve_front.DEFAULT_MODEL, "prompt": "Hello", "max_tokens": 1, "temperature": 0.0}, timeout)
+        status, body = request_json("127.0.0.1:%d" % port, request[0], request[1], timeout)
     except (OSError, http.client.HTTPException) as exc:
         return False, time.time() - started, "%s: %s" % (type(exc).__name__, exc)
     if status == 200 and isinstance(body, dict) and body.get("choices"):
@@ -193,13 +198,13 @@ def probe_completion(port, timeout):
 class Probe(object):
     """One probe in a thread of its own, so the watch loop sees rank exits while a probe waits."""
 
-    def __init__(self, port, timeout):
+    def __init__(self, port, timeout, request=MLX_PROBE):
         self.started, self.result, self.timeout = time.time(), None, timeout
-        self.thread = threading.Thread(target=self._run, args=(port, timeout), daemon=True)
+        self.thread = threading.Thread(target=self._run, args=(port, timeout, request), daemon=True)
         self.thread.start()
 
-    def _run(self, port, timeout):
-        self.result = probe_completion(port, timeout + 5)
+    def _run(self, port, timeout, request):
+        self.result = probe_completion(port, timeout + 5, request)
 
     def overdue(self):
         return self.result is None and time.time() - self.started > self.timeout
@@ -270,16 +275,16 @@ class Leader(Supervisor):
         self.wait_for_addresses()
         ended = 0.0
         while not self.stopping.is_set():
-            if not self.wait_for_followers(ended):
+            if not self.prepare(ended):
                 break
             with self.lock:
                 self.generation += 1
                 self.started_at, self.ready_since = time.time(), None
-            self.rank.start(self.generation)
+            self.begin()
             self.publish("starting", "generation %d: loading %s on %d rank(s)" % (
                 self.generation, self.config["model"], self.config["ranks"]))
             failure = self.watch()
-            self.rank.stop()
+            self.end()
             ended = time.time()
             if failure is None:
                 break
@@ -298,6 +303,16 @@ class Leader(Supervisor):
             self.stopping.wait(2.0)
         self.publish("stopped", "the supervisor was stopped")
 
+    def prepare(self, ended):
+        """Wait until a generation can start: every follower's supervisor heard from since the last one `ended`."""
+        return self.wait_for_followers(ended)
+
+    def begin(self):
+        self.rank.start(self.generation)
+
+    def end(self):
+        self.rank.stop()
+
     def watch(self):
         """Until this generation fails (its failure) or the supervisor stops (None)."""
         config, started = self.config, time.time()
@@ -311,16 +326,10 @@ class Leader(Supervisor):
             if lost:
                 return lost
             if probe is not None and probe.result is not None:
-                ok, seconds, error = probe.result
+                failed = self.judge(probe, now)
                 probe, last_probe = None, now
-                if ok and self.state == "starting":
-                    with self.lock:
-                        self.failures, self.ready_since = 0, now
-                        self.time_to_ready = round(now - self.started_at, 2)
-                    self.publish("ready", "generation %d answered a completion %.1f s after its start" % (
-                        self.generation, self.time_to_ready))
-                elif not ok and self.state == "ready":
-                    return self.settle(self.failure("unanswered", "a one-token completion failed: %s" % error))
+                if failed:
+                    return self.settle(failed)
             if probe is not None and probe.overdue():
                 kind = "hung" if self.state == "ready" else "not_ready"
                 return self.failure(kind, "no one-token completion within %d s (a rank is hung or too slow)" %
@@ -342,6 +351,20 @@ class Leader(Supervisor):
                 if probe is None and now - last_probe >= config["probe_interval"]:
                     probe = Probe(config["internal_port"], config["probe_timeout"])
             self.publish()
+        return None
+
+    def judge(self, probe, now, through=""):
+        """A finished probe: a starting generation is ready at its first answer (its failures in a row reset); a
+        ready one that stops answering has failed (its failure, else None)."""
+        ok, dummy, error = probe.result
+        if ok and self.state == "starting":
+            with self.lock:
+                self.failures, self.ready_since = 0, now
+                self.time_to_ready = round(now - self.started_at, 2)
+            self.publish("ready", "generation %d answered a completion%s %.1f s after its start" % (
+                self.generation, through, self.time_to_ready))
+        elif not ok and self.state == "ready":
+            return self.failure("unanswered", "a one-token completion%s failed: %s" % (through, error))
         return None
 
     def missing_followers(self, now, since=0.0):
@@ -434,7 +457,7 @@ class Follower(Supervisor):
             alive = self.rank.alive()
             rank_state = "running" if alive else ("exited" if self.rank.generation else "none")
             try:
-                status, answer = post_json(self.config["leader"]["control"], "/macops/v1/heartbeat", {
+                status, answer = request_json(self.config["leader"]["control"], "/macops/v1/heartbeat", {
                     "rank": self.config["rank"], "host": self.config["hosts"][self.config["rank"]],
                     "generation": self.rank.generation, "rank_state": rank_state,
                     "exit_code": self.rank.exit_code, "exited_at": self.rank.exited_at,
@@ -468,7 +491,11 @@ class Follower(Supervisor):
 def main(argv):
     with open(argv[1]) as handle:
         config = json.load(handle)
-    supervisor = (Leader if config["rank"] == 0 else Follower)(config)
+    if config.get("runtime") == "exo":
+        import serve_exo  # beside this file: rank 0's node places the instance through exo's API
+        supervisor = serve_exo.ExoLeader(config)
+    else:
+        supervisor = (Leader if config["rank"] == 0 else Follower)(config)
     signal.signal(signal.SIGTERM, supervisor.shutdown)
     signal.signal(signal.SIGINT, supervisor.shutdown)
     if config["rank"] == 0:  # only the leader serves HTTP
@@ -477,4 +504,6 @@ def main(argv):
 
 
 if __name__ == "__main__":
+    # serve_exo imports this file as serve_supervisor: the same module, not a second copy of it.
+    sys.modules.setdefault("serve_supervisor", sys.modules[__name__])
     main(sys.argv)

@@ -15,8 +15,8 @@ import urllib.request
 
 import pytest
 
-from labtools import (HOSTS, INVENTORY, REPO, VENV_BIN, ansible_env, layout, maclab, on_host, recap, ssh, valid_report,
-                      wait_until)
+from labtools import (HOSTS, INVENTORY, REPO, VENV_BIN, ansible_env, layout, maclab, on_host, recap, ssh, sudo,
+                      valid_report, wait_until)
 
 SERVE = os.path.join(REPO, "serve-model.yml")
 REBOOT = os.path.join(REPO, "reboot-cluster.yml")
@@ -252,6 +252,94 @@ def test_reboot_cluster_stops_the_served_model_and_it_answers_again_after_the_re
     assert all(node["ok"] and node["rebooted"] for node in section["data"]["nodes"].values()), section["data"]
     waited = proc.stdout.split("serve : Ask the served model for a one-token completion", 1)[1].split("TASK [", 1)[0]
     assert "ok: [mac1 -> localhost]" in waited and "serve_not_ready" not in proc.stdout, waited
+
+
+EXO_SOURCE = "/Users/admin/staging/serve-exo"
+# exo finds a model only as <org>--<name> (deploy-model.yml refuses another name for exo): its id is org/name.
+EXO_ID = "macops-lab/serve-exo"
+EXO_NAME = "macops-lab--serve-exo"
+
+
+def exo_state(host="mac1"):
+    """exo's /state on `host` (its own loopback: the lab's stand-in for exo, in exo 1.0.71's shapes)."""
+    return json.loads(ssh(host, "curl -s -m 5 http://127.0.0.1:52415/state").stdout)
+
+
+def exo_runners(state):
+    """[(model id, [runner states])] of every instance exo lists."""
+    found = []
+    for instance in state["instances"].values():
+        assigned = list(instance.values())[0]["shardAssignments"]
+        found.append((assigned["modelId"], sorted(list(state["runners"][r])[0] for r in assigned["runnerToShard"])))
+    return found
+
+
+def rank_pids():
+    return dict((host, node_status(host)["rank_pid"]) for host in HOSTS)
+
+
+@pytest.fixture(scope="module")
+def exo_deployed(served, site):
+    """exo on every node (the exo role: the lab's stand-in under its LaunchDaemon) and a model deploy-model.yml gave
+    every node a complete copy of for exo; the mlx-lm model still served and answering."""
+    site("--tags", "python_env,exo")  # exo's pip install takes the environment python_env publishes
+    maclab("model", "--host", "mac1", "--path", EXO_SOURCE, *MODEL)
+    served.playbook(DEPLOY, "-e", json.dumps({"deploy_model_source": EXO_SOURCE, "deploy_model_source_host": "mac1",
+                                              "deploy_model_runtime": "exo", "deploy_model_name": EXO_ID,
+                                              "deploy_model_report_dir": os.path.join(
+                                                  served.tmp_dir, "deploy-exo")}))
+    assert answers()
+    yield lambda *extra, **kw: served.playbook(SERVE, "-e", json.dumps(dict(SETTINGS, serve_model_name=EXO_NAME)),
+                                               *extra, **kw)
+    for host in HOSTS:
+        subprocess.run(["rm", "-rf", on_host(host, "/Users/admin/models/" + EXO_NAME),
+                        on_host(host, os.path.dirname(EXO_SOURCE))], check=True)
+
+
+def test_check_mode_says_what_switching_to_the_exo_model_stops_and_starts_and_changes_nothing(served, exo_deployed):
+    before, pids = get("/macops/v1/status"), rank_pids()
+    proc = exo_deployed("--check", "--diff")
+    said = proc.stdout
+    assert "Stop the serving job on mac1; then place the exo instance of %s through exo's API (MlxRing" % EXO_NAME \
+        in said, said[-4000:]
+    for host in HOSTS[1:]:
+        assert "Stop the serving job on %s; serve nothing here." % host in said
+    after = get("/macops/v1/status")
+    assert (after["generation"], after["state"], rank_pids()) == (before["generation"], "ready", pids)
+    assert exo_state()["instances"] == {} and answers()
+
+
+def test_switching_to_the_exo_model_stops_every_rank_before_exo_places_it_and_answers(served, exo_deployed):
+    pids = rank_pids()
+    proc = exo_deployed()
+    out = proc.stdout
+    stopped = out.split("serve : Stop the serving job]", 1)[1].split("TASK [", 1)[0]
+    assert all("changed: [%s]" % host in stopped for host in HOSTS), stopped
+    # Every node's old job stopped in the task before any job started: the old ranks' memory is free first.
+    assert out.index("serve : Stop the serving job]") < out.index("serve : Start the serving job and keep it")
+    assert not any(ssh(host, "kill -0 %d" % pid, check=False).returncode == 0 for host, pid in pids.items())
+    [section] = [s for s in valid_report(os.path.join(served.tmp_dir, "artifacts", "serve"))["sections"]
+                 if s["operation"] == "serve"]
+    assert section["data"]["ready"] and section["data"]["runtime"] == "exo" and section["data"]["model"] == EXO_NAME
+    assert exo_runners(exo_state()) == [(EXO_ID, ["RunnerReady"] * 4)]
+    status, body = post("/v1/chat/completions", {"model": EXO_NAME, "messages": [{"role": "user", "content": "Hi"}],
+                                                 "max_tokens": 6})
+    assert status == 200 and body["model"] == EXO_NAME and "exo stand-in" in body["choices"][0]["message"]["content"]
+    assert post("/v1/chat/completions", {"model": NAME, "messages": []})[0] == 404  # the old model is not served
+    second = exo_deployed()
+    assert all(counts["changed"] == 0 for counts in recap(second.stdout).values()), second.stdout[-3000:]
+
+
+def test_after_exo_restarts_the_instance_is_placed_again_and_switching_back_frees_it(served, exo_deployed):
+    before = get("/macops/v1/status")
+    sudo("mac1", "launchctl kickstart -k system/org.macops.exo")  # exo's instances do not survive its restart
+    after = generation_after(before["generation"], 90)
+    assert after["exo"]["instance_id"] != before["exo"]["instance_id"] and answers()
+    assert [model for model, runners in exo_runners(exo_state())] == [EXO_ID]
+    # Back to the mlx-lm model: exo's instance deleted (its runners' memory freed) before the ranks start.
+    served()
+    assert exo_state()["instances"] == {} and answers()
+    assert get("/macops/v1/status")["model"] == NAME and all(rank_pids().values())
 
 
 def test_a_rank_that_keeps_failing_stops_after_the_cap_and_the_run_says_so(served):

@@ -128,3 +128,80 @@ def test_announcements_only_go_to_the_labs_networks(monkeypatch):
     monkeypatch.setattr(exo_standin.fcntl, "ioctl", ioctl)
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
         assert exo_standin.broadcast_addresses(sock) == ["198.18.0.255", "198.19.0.3"]
+
+
+def model(tmp_path, name="org--tiny", layers=8, index=None, files=("model.safetensors",)):
+    path = tmp_path / "models" / name
+    path.mkdir(parents=True)
+    (path / "config.json").write_text(json.dumps({"num_hidden_layers": layers}))
+    if index is not None:
+        (path / "model.safetensors.index.json").write_text(json.dumps({"weight_map": index}))
+    for name in files:
+        (path / name).write_bytes(b"\0")
+    return str(tmp_path / "models")
+
+
+def test_a_model_is_found_only_as_a_complete_directory_in_exos_layout(tmp_path):
+    found = model(tmp_path)
+    assert exo_standin.model_directory("org/tiny", "/nowhere:" + found) == (os.path.join(found, "org--tiny"), 8)
+    assert exo_standin.model_directory("org/other", found) is None
+    cut = model(tmp_path / "cut", index={"a": "model-1.safetensors", "b": "model-2.safetensors"},
+                files=("model-1.safetensors",))
+    assert exo_standin.model_directory("org/tiny", cut) is None  # a shard missing: exo loads complete ones only
+
+
+def instances(tmp_path, members, faults=None):
+    home = tmp_path / "home"
+    home.mkdir(parents=True, exist_ok=True)
+    if faults:
+        (home / "standin-faults.json").write_text(json.dumps(faults))
+    return exo_standin.Instances(members[0][0], lambda: list(members), str(home))
+
+
+PLACE = {"model_id": "org/tiny", "sharding": "Pipeline", "instance_meta": "MlxJaccl", "min_nodes": 2}
+
+
+def test_placing_answers_without_an_id_and_state_lists_the_instance_in_exos_shapes(tmp_path, monkeypatch):
+    monkeypatch.setenv("EXO_MODELS_READ_ONLY_DIRS", model(tmp_path))
+    placed = instances(tmp_path, [("A", None), ("B", None)])
+    status, answer = placed.place(PLACE)
+    assert status == 200 and answer["message"] == "Command received." and "instance_id" not in answer
+    state = placed.add_to({})
+    [(instance_id, instance)] = state["instances"].items()
+    body = instance["MlxJacclInstance"]
+    assert body["instanceId"] == instance_id and body["shardAssignments"]["modelId"] == "org/tiny"
+    shards = [list(s.values())[0] for s in body["shardAssignments"]["runnerToShard"].values()]
+    assert [(s["startLayer"], s["endLayer"]) for s in shards] == [(0, 4), (4, 8)]  # rank 0 the first layers
+    assert sorted(body["shardAssignments"]["nodeToRunner"]) == ["A", "B"]
+    assert all(list(r) == ["RunnerLoading"] for r in state["runners"].values())
+    assert placed.place(dict(PLACE, min_nodes=3))[0] == 400 and placed.place(dict(PLACE, model_id="x/y"))[0] == 404
+    assert placed.serving("org/other")[0] == 404
+    assert placed.serving("org/tiny", wait_seconds=5) == (200, None)  # waits while the runners load
+    assert all(list(r) == ["RunnerReady"] for r in placed.add_to({})["runners"].values())
+    assert placed.delete(instance_id)[0] == 200 and placed.get(instance_id) is None
+    assert placed.delete(instance_id)[0] == 404
+
+
+def test_a_runner_fault_and_a_peer_that_restarted_fail_runners(tmp_path, monkeypatch):
+    monkeypatch.setenv("EXO_MODELS_READ_ONLY_DIRS", model(tmp_path))
+    monkeypatch.setattr(exo_standin, "LOAD_SECONDS_PER_LAYER", 0.01)
+    failing = instances(tmp_path, [("A", None), ("B", None)], faults={"runner_fails": "errno 22"})
+    failing.place(PLACE)
+    assert failing.serving("org/tiny", wait_seconds=5) == (500, "A runner of org/tiny failed")
+    boots = {("198.18.0.12", 52415): "boot-1"}
+    monkeypatch.setattr(exo_standin.Instances, "boot_of", staticmethod(lambda address: boots.get(address)))
+    peers = instances(tmp_path / "peers", [("A", None), ("B", ("198.18.0.12", 52415))])
+    peers.place(PLACE)
+    peers.check_peers()
+    assert peers.serving("org/tiny", wait_seconds=5) == (200, None)
+    boots[("198.18.0.12", 52415)] = "boot-2"  # B's exo restarted: its runner is gone
+    peers.check_peers()
+    runners = peers.add_to({})["runners"].values()
+    assert sorted(list(r)[0] for r in runners) == ["RunnerFailed", "RunnerReady"]
+
+
+def test_the_chat_answer_says_it_comes_from_the_stand_in_and_counts_tokens():
+    words, usage = exo_standin.chat_answer("org/tiny", {"max_tokens": 3, "messages": [{"content": "two words"}]})
+    assert words == ["The", "macops", "lab's"] and usage == {"prompt_tokens": 2, "completion_tokens": 3,
+                                                             "total_tokens": 5}
+    assert "stand-in" in " ".join(exo_standin.chat_answer("org/tiny", {})[0])

@@ -49,21 +49,21 @@ def free_port():
         return probe.getsockname()[1]
 
 
-def request(port, path, document=None, key=None):
+def request(port, path, document=None, key=None, method=None):
     headers = {"Content-Type": "application/json"}
     if key:
         headers["Authorization"] = "Bearer " + key
     data = json.dumps(document).encode() if document is not None else None
     try:
         with urllib.request.urlopen(urllib.request.Request("http://127.0.0.1:%d%s" % (port, path), data=data,
-                                                           headers=headers), timeout=10) as response:
+                                                           headers=headers, method=method), timeout=10) as response:
             return response.status, json.loads(response.read().decode())
     except urllib.error.HTTPError as exc:
         return exc.code, json.loads(exc.read().decode())
 
 
 @pytest.fixture()
-def leader(tmp_path):
+def leader(tmp_path, leader_factory):
     launcher, mode = tmp_path / "fake_rank.py", tmp_path / "mode"
     launcher.write_text(FAKE_RANK)
     mode.write_text("ok")
@@ -75,36 +75,52 @@ def leader(tmp_path):
                                                                              "control": "127.0.0.1:%d" % control},
               "endpoint": {"host": "127.0.0.1", "port": endpoint}, "control_port": control, "internal_port": internal,
               "wait_for_addresses": ["127.0.0.1"], "python": sys.executable, "launcher": str(launcher),
-              "server_args": [str(internal)], "launch": {"ips": ["127.0.0.1"], "rdma": [[]], "port": free_port()},
+              "server_args": [str(internal)],
+              "launch": {"ips": ["127.0.0.1"], "rdma": [[]], "ports": [[free_port()], [free_port()]]},
               "launch_env": {"MLX_RANK": "0", "FAKE_MODE": str(mode)}, "run_dir": str(tmp_path),
               "api_key_file": str(key_file), "ready_timeout": 20, "probe_interval": 5, "probe_timeout": 5,
               "restart_limit": 1, "heartbeat_timeout": 5}
-    (tmp_path / "serve.json").write_text(json.dumps(config))
-    proc = subprocess.Popen([sys.executable, os.path.join(FILES, "serve_supervisor.py"), str(tmp_path / "serve.json")],
-                            stdout=open(str(tmp_path / "serve.log"), "w"), stderr=subprocess.STDOUT)
+    leader = leader_factory(config)
+    leader.mode, leader.key_file = mode, key_file
+    return leader
 
-    def status():
-        try:
-            return json.loads((tmp_path / "status.json").read_text())
-        except (OSError, ValueError):
-            return {}
 
-    def wait(predicate, timeout=30):
-        deadline = time.time() + timeout
-        while time.time() < deadline:
-            current = status()
-            if current and predicate(current):
-                return current
-            time.sleep(0.2)
-        raise AssertionError("timed out; status %s; log:\n%s" % (status(), (tmp_path / "serve.log").read_text()))
+@pytest.fixture()
+def leader_factory(tmp_path):
+    """run(config): serve_supervisor.py running `config` (its run_dir: tmp_path), stopped after the test."""
+    started = []
 
-    leader = type("Leader", (), {})()
-    leader.proc, leader.mode, leader.status, leader.wait, leader.port = proc, mode, status, wait, endpoint
-    leader.key_file = key_file
-    yield leader
-    if proc.poll() is None:
-        proc.terminate()
-        proc.wait(30)
+    def run(config):
+        (tmp_path / "serve.json").write_text(json.dumps(config))
+        proc = subprocess.Popen([sys.executable, os.path.join(FILES, "serve_supervisor.py"),
+                                 str(tmp_path / "serve.json")],
+                                stdout=open(str(tmp_path / "serve.log"), "w"), stderr=subprocess.STDOUT)
+        started.append(proc)
+
+        def status():
+            try:
+                return json.loads((tmp_path / "status.json").read_text())
+            except (OSError, ValueError):
+                return {}
+
+        def wait(predicate, timeout=30):
+            deadline = time.time() + timeout
+            while time.time() < deadline:
+                current = status()
+                if current and predicate(current):
+                    return current
+                time.sleep(0.2)
+            raise AssertionError("timed out; status %s; log:\n%s" % (status(), (tmp_path / "serve.log").read_text()))
+
+        leader = type("Leader", (), {})()
+        leader.proc, leader.status, leader.wait, leader.port = proc, status, wait, config["endpoint"]["port"]
+        return leader
+
+    yield run
+    for proc in started:
+        if proc.poll() is None:
+            proc.terminate()
+            proc.wait(30)
 
 
 def test_ready_means_a_completion_and_the_endpoint_pins_the_model_and_checks_the_key(leader):

@@ -18,7 +18,7 @@ SETTINGS = {"model_name": "", "runtime": "", "backend": "auto", "hostfile_paths"
             "launcher": "/serve/serve_rank.py", "run_dir": "/serve/run", "api_key_file": None, "ready_timeout": 600,
             "probe_interval": 30, "probe_timeout": 60, "heartbeat_timeout": 15, "restart_limit": 3, "max_tokens": 512,
             "status_path": "/serve/run/status.json", "config_path": "/serve/serve.json", "launchd_label": "org.macops.serve",
-            "state": "started", "memory_headroom_percent": 20}
+            "state": "started", "memory_headroom_percent": 20, "exo_api_port": "52415"}
 
 
 def hostfile(backend, order):
@@ -122,11 +122,60 @@ def test_records_out_of_the_hostfile_s_rank_order_or_with_a_gap_are_refused():
     assert codes(serve_plan(gap, SETTINGS)) == ["serve_split_mismatch"]
 
 
-def test_an_exo_deployment_is_not_started_as_mlx_lm():
-    nodes = facts()
+def exo_facts(backends=("ring",)):
+    """Each node holds a complete copy of `tiny` deployed for exo (rank 0 the first layers, exo's rule) and the
+    hostfiles of `backends`."""
+    nodes = facts({"tiny": [(0, 2), (2, 4), (4, 6), (6, 8)]}, backends=backends)
     for host in HOSTS:
-        nodes[host]["models"][0]["runtime"] = "exo"
-    assert codes(serve_plan(nodes, SETTINGS)) == ["serve_runtime_unsupported"]
+        nodes[host]["models"][0].update(runtime="exo", copies="full", model_id="org/tiny", bytes=8000)
+    return nodes
+
+
+@pytest.mark.parametrize("backend, meta", [("ring", "MlxRing"), ("jaccl", "MlxJaccl")])
+def test_an_exo_deployment_is_placed_through_exo_by_rank_0_s_node_only(backend, meta):
+    plan = serve_plan(exo_facts(backends=(backend,)), SETTINGS)
+    assert codes(plan) == [] and plan["model"]["runtime"] == "exo" and plan["split"] is None
+    assert sorted(plan["configs"]) == ["mac1"] and plan["leader"] == "mac1"
+    config = plan["configs"]["mac1"]
+    assert config["exo"] == {"api_port": 52415, "model_id": "org/tiny", "sharding": "Pipeline",
+                             "instance_meta": meta, "min_nodes": 4}
+    assert config["runtime"] == "exo" and config["endpoint"]["url"] == "http://198.18.0.11:8080"
+    assert "leader" not in config and "server_args" not in config  # no ranks of the collection's own
+    assert [(r["rank"], r["host"], r["layers"]) for r in plan["ranks"]] == [
+        (0, "mac1", [0, 2]), (1, "mac2", [2, 4]), (2, "mac3", [4, 6]), (3, "mac4", [6, 8])]
+    assert plan["actions"]["mac1"]["start"] and not any(plan["actions"][h]["start"] for h in HOSTS[1:])
+    assert "place the exo instance of tiny through exo's API (%s" % meta in plan["actions"]["mac1"]["says"]
+    assert plan["actions"]["mac2"]["says"] == "No serving job on mac2; serve nothing here."
+
+
+def test_switching_from_mlx_lm_to_an_exo_model_stops_every_rank_and_places_on_rank_0_s_node():
+    nodes = exo_facts()
+    for host in HOSTS:  # an mlx-lm model served on every node now
+        nodes[host]["launchd"] = {"org.macops.serve": True}
+        nodes[host]["files"]["/serve/serve.json"] = {"exists": True, "json": {"runtime": "mlx-lm", "model": "old"}}
+    plan = serve_plan(nodes, SETTINGS)
+    assert [plan["actions"][h]["stop"] for h in HOSTS] == [True] * 4
+    assert [plan["actions"][h]["start"] for h in HOSTS] == [True, False, False, False]
+    assert plan["actions"]["mac3"]["says"] == "Stop the serving job on mac3; serve nothing here."
+
+
+def test_exo_ports_are_the_endpoint_only_and_memory_is_each_node_s_share_of_the_layers():
+    nodes = with_memory(exo_facts(), 100 * GIB)
+    for host in HOSTS:
+        nodes[host]["listening"] = listening((9, "exo", "*", 52415), (10, "x", "127.0.0.1", 18080))
+        nodes[host]["models"][0]["bytes"] = int(200e9)  # every node holds all 200 GB; each loads a quarter
+    assert codes(serve_plan(nodes, SETTINGS)) == []
+    nodes["mac3"]["memory"]["available_bytes"] = 40 * GIB
+    [found] = serve_plan(nodes, SETTINGS)["problems"]
+    assert (found["code"], found["host"]) == ("serve_memory_short", "mac3")
+    assert "needs about 60.0 GB (its 50.0 GB of weights + 20 %)" in found["message"]
+    nodes["mac1"]["listening"] += listening((11, "nginx", "*", 8080))
+    assert "serve_port_in_use" in codes(serve_plan(nodes, SETTINGS))
+
+
+def test_a_runtime_other_than_the_deployment_s_is_refused():
+    assert codes(serve_plan(exo_facts(), dict(SETTINGS, runtime="mlx-lm"))) == ["serve_runtime_mismatch"]
+    assert codes(serve_plan(facts(), dict(SETTINGS, runtime="exo"))) == ["serve_runtime_mismatch"]
 
 
 def test_the_endpoint_host_and_the_api_key_file_go_to_rank_0_only():
@@ -139,7 +188,7 @@ def test_the_endpoint_host_and_the_api_key_file_go_to_rank_0_only():
 def test_launch_gives_each_rank_its_first_address_and_the_rdma_devices():
     ring = launch(hostfile("ring", HOSTS), 32343)
     assert ring == {"ips": ["198.19.0.1", "198.19.0.5", "198.19.0.9", "198.19.0.13"], "rdma": [[], [], [], []],
-                    "port": 32343}
+                    "ports": [[32343, 32344, 32345, 32346], [32347, 32348, 32349, 32350]]}
 
 
 @pytest.mark.parametrize("broken", [{"mac1": None}, {"mac1": "not a dict"}])
@@ -257,3 +306,21 @@ def test_memory_the_serving_job_s_own_rank_holds_counts_as_free_and_a_rank_that_
     for host in HOSTS:
         nodes[host]["files"]["/serve/serve.json"] = {"exists": True, "json": plan["configs"][host]}
     assert codes(serve_plan(sized(with_memory(nodes, 0), "old", 0), dict(SETTINGS, model_name="tiny"))) == []
+
+
+@pytest.mark.parametrize("state, stops, starts", [("started", [False] * 4, [False] * 4),
+                                                  ("restarted", [True] * 4, [True] * 4),
+                                                  ("stopped", [True] * 4, [False] * 4)])
+def test_actions_follow_serve_state_on_a_cluster_that_serves_the_plan_already(state, stops, starts):
+    nodes = facts()
+    served = serve_plan(nodes, SETTINGS)
+    for host in HOSTS:
+        nodes[host]["launchd"] = {"org.macops.serve": True}
+        nodes[host]["files"]["/serve/serve.json"] = {"exists": True, "json": served["configs"][host]}
+    plan = serve_plan(nodes, dict(SETTINGS, state=state))
+    assert [plan["actions"][h]["stop"] for h in HOSTS] == stops
+    assert [plan["actions"][h]["start"] for h in HOSTS] == starts
+    said = plan["actions"]["mac2"]["says"]
+    assert said == {"started": "Keep the serving job on mac2; then keep rank 1 of tiny (mlx-lm over ring).",
+                    "restarted": "Stop the serving job on mac2; then start rank 1 of tiny (mlx-lm over ring).",
+                    "stopped": "Stop the serving job on mac2; serve nothing here."}[state]

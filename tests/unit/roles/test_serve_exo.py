@@ -1,0 +1,155 @@
+"""roles/serve/files/serve_exo.py (runtime exo) on loopback against the lab's exo stand-in, which answers exo
+1.0.71's placement and state API in exo's shapes: the leader places the instance, is ready once every runner is
+and a chat completion answers, relays chat completions with the model pinned to the instance's id, places the
+instance again after exo restarts, and stops after the cap when exo's runners keep failing."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from test_serve_supervisor import FILES, free_port, leader_factory, request  # noqa: F401 - leader_factory: a fixture
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+STANDIN = os.path.join(REPO, "lab", "macsim", "exo_standin.py")
+sys.path.insert(0, FILES)
+import serve_exo  # noqa: E402
+
+
+def tagged(runners, model_id="org/tiny"):
+    """exo's /state with one MlxRingInstance "i1" whose runners are in `runners` ({runner id: state})."""
+    return {"instances": {"i1": {"MlxRingInstance": {"instanceId": "i1", "shardAssignments": {
+        "modelId": model_id, "runnerToShard": dict((r, {}) for r in runners), "nodeToRunner": {}}}}},
+        "runners": runners}
+
+
+@pytest.mark.parametrize("runners, kind, words", [
+    ({"r1": {"RunnerReady": {}}, "r2": {"RunnerRunning": {}}}, "ready", "2 runner(s) ready"),
+    ({"r1": {"RunnerReady": {}}, "r2": {"RunnerLoading": {"layersLoaded": 3, "totalLayers": 8}}}, "loading",
+     "1 of 2 runner(s) loading (3 of 8 layers)"),
+    ({"r1": {"RunnerLoading": {}}, "r2": {"RunnerFailed": {"errorMessage": "RDMA errno 22"}}}, "failed",
+     "exo's runner r2 failed: RDMA errno 22"),
+    ({"r1": {}}, "loading", "0 of 1 runner(s) loading"),  # listed before its runner reports
+])
+def test_readiness_is_every_runner_ready_and_a_failed_runner_fails(runners, kind, words):
+    found = serve_exo.readiness(tagged(runners), "i1")
+    assert found[0] == kind and words in found[1]
+
+
+def test_an_instance_exo_no_longer_lists_is_gone_and_instances_are_found_by_model():
+    assert serve_exo.readiness({"instances": {}, "runners": {}}, "i1")[0] == "gone"
+    assert serve_exo.readiness(tagged({"r1": {"RunnerReady": {}}}), "i2")[0] == "gone"
+    assert list(serve_exo.instances_of(tagged({"r1": {}}), "org/tiny")) == ["i1"]
+    assert serve_exo.instances_of(tagged({"r1": {}}), "org/other") == {} == serve_exo.instances_of(None, "x")
+
+
+def test_nodes_seen_counts_exos_topology_else_its_identities():
+    assert serve_exo.nodes_seen({"topology": {"nodes": ["a", {"nodeId": "b"}]}, "nodeIdentities": {"a": {}}}) == 2
+    assert serve_exo.nodes_seen({"topology": {"nodes": []}, "nodeIdentities": {"a": {}, "b": {}, "c": {}}}) == 3
+    assert serve_exo.nodes_seen(None) == 0 == serve_exo.nodes_seen({"topology": None})
+
+
+class Exo(object):
+    """The lab's exo stand-in on a loopback port (two nodes listed, no discovery), restartable."""
+
+    def __init__(self, tmp_path):
+        self.port, self.home, self.models = free_port(), tmp_path / "exo-home", tmp_path / "models"
+        model = self.models / "org--tiny"
+        model.mkdir(parents=True)
+        (model / "config.json").write_text(json.dumps({"num_hidden_layers": 8}))
+        (model / "model.safetensors").write_bytes(b"\0" * 16)
+        self.log, self.proc = tmp_path / "exo.log", None
+        self.start()
+
+    def start(self):
+        env = dict(os.environ, EXO_HOME=str(self.home), EXO_MODELS_READ_ONLY_DIRS=str(self.models))
+        self.proc = subprocess.Popen([sys.executable, STANDIN, "--nodes", "mac1,mac2", "--api-port", str(self.port)],
+                                     env=env, stdout=open(str(self.log), "a"), stderr=subprocess.STDOUT)
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(10)
+
+
+@pytest.fixture()
+def exo_leader(tmp_path, leader_factory):
+    exo = Exo(tmp_path)
+    endpoint = free_port()
+    config = {"version": 1, "runtime": "exo", "model": "tiny", "model_id": "org/tiny", "model_path": "/models/tiny",
+              "rank": 0, "ranks": 2, "hosts": ["mac1", "mac2"], "backend": "ring",
+              "endpoint": {"host": "127.0.0.1", "port": endpoint, "url": "http://127.0.0.1:%d" % endpoint},
+              "wait_for_addresses": [], "run_dir": str(tmp_path), "api_key_file": None, "ready_timeout": 20,
+              "probe_interval": 2, "probe_timeout": 5, "restart_limit": 1, "heartbeat_timeout": 5,
+              "exo": {"api_port": exo.port, "model_id": "org/tiny", "sharding": "Pipeline", "instance_meta": "MlxRing",
+                      "min_nodes": 2}}
+    leader = leader_factory(config)
+    leader.exo = exo
+    yield leader
+    exo.stop()
+
+
+def exo_state(exo):
+    return request(exo.port, "/state")[1]
+
+
+def test_the_instance_is_placed_ready_when_every_runner_is_and_answers_chat_with_the_model_pinned(exo_leader):
+    ready = exo_leader.wait(lambda s: s["state"] == "ready")
+    state = exo_state(exo_leader.exo)
+    [instance] = state["instances"].values()
+    assigned = instance["MlxRingInstance"]["shardAssignments"]
+    assert ready["exo"]["instance_id"] == instance["MlxRingInstance"]["instanceId"]
+    assert assigned["modelId"] == "org/tiny" and len(assigned["runnerToShard"]) == 2
+    assert all("RunnerReady" in state["runners"][r] for r in assigned["runnerToShard"])
+    status, answer = request(exo_leader.port, "/v1/chat/completions", {
+        "model": "tiny", "messages": [{"role": "user", "content": "Hello"}], "max_tokens": 4})
+    assert status == 200 and answer["model"] == "tiny" and answer["usage"]["completion_tokens"] == 4
+    assert answer["choices"][0]["message"]["content"] == "The macops lab's exo"  # the stand-in says what it is
+    assert request(exo_leader.port, "/v1/chat/completions", {"model": "org/other", "messages": []})[0] == 404
+    status, refused = request(exo_leader.port, "/v1/completions", {"prompt": "Hello"})
+    assert status == 404 and "chat completions only" in refused["error"]["message"]
+    assert request(exo_leader.port, "/health")[0] == 200
+
+
+def test_a_placement_waits_until_exo_sees_every_deployed_node(tmp_path, leader_factory):
+    exo = Exo(tmp_path)
+    try:
+        endpoint = free_port()
+        leader = leader_factory({
+            "version": 1, "runtime": "exo", "model": "tiny", "model_id": "org/tiny", "model_path": "/m", "rank": 0,
+            "ranks": 3, "hosts": ["mac1", "mac2", "mac3"], "backend": "ring", "wait_for_addresses": [],
+            "endpoint": {"host": "127.0.0.1", "port": endpoint}, "run_dir": str(tmp_path), "api_key_file": None,
+            "ready_timeout": 20, "probe_interval": 2, "probe_timeout": 5, "restart_limit": 1, "heartbeat_timeout": 5,
+            "exo": {"api_port": exo.port, "model_id": "org/tiny", "sharding": "Pipeline", "instance_meta": "MlxRing",
+                    "min_nodes": 3}})
+        waiting = leader.wait(lambda s: s["state"] == "waiting_exo" and "sees 2 of the 3" in (s["detail"] or ""))
+        time.sleep(3)
+        assert leader.status()["generation"] == 0 and waiting["consecutive_failures"] == 0
+        assert exo_state(exo)["instances"] == {}  # nothing placed, nothing counted against the cap
+    finally:
+        exo.stop()
+
+
+def test_after_exo_restarts_the_instance_is_placed_again(exo_leader):
+    first = exo_leader.wait(lambda s: s["state"] == "ready")
+    exo_leader.exo.stop()
+    exo_leader.exo.start()  # a new exo: no instances (its event log starts afresh)
+    again = exo_leader.wait(lambda s: s["state"] == "ready" and s["generation"] > first["generation"], timeout=40)
+    assert again["exo"]["instance_id"] != first["exo"]["instance_id"] and again["restarts"] == 1
+    assert "exo no longer lists instance" in again["last_failure"]["message"] or "did not answer" in \
+        again["last_failure"]["message"]
+    assert list(exo_state(exo_leader.exo)["instances"]) == [again["exo"]["instance_id"]]
+
+
+def test_runners_that_keep_failing_stop_after_the_cap_and_stopping_deletes_the_instance(exo_leader, tmp_path):
+    first = exo_leader.wait(lambda s: s["state"] == "ready")
+    (exo_leader.exo.home / "standin-faults.json").write_text(json.dumps({"runner_fails": "errno 22"}))
+    request(exo_leader.exo.port, "/instance/" + first["exo"]["instance_id"], method="DELETE")
+    failed = exo_leader.wait(lambda s: s["state"] == "failed", timeout=40)
+    assert failed["consecutive_failures"] == 2 and "errno 22" in failed["last_failure"]["message"]
+    assert exo_state(exo_leader.exo)["instances"] == {}  # the failed instance deleted, none left placed
+    (exo_leader.exo.home / "standin-faults.json").unlink()
+    exo_leader.proc.terminate()
+    assert exo_leader.proc.wait(30) == 0 or exo_leader.proc.returncode is not None
