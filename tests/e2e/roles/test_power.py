@@ -1,8 +1,13 @@
-"""power on the lab: check mode predicts, the run applies pmset -a, a second run changes nothing."""
+"""power on the lab: check mode predicts, the run applies pmset -a and keeps macOS from installing a macOS update by
+itself (checking stays on), a second run changes nothing."""
+import plistlib
+
 from access_helpers import CONVERGE, WITHOUT_FIREWALL, changed_tasks, converge, recap, run_playbook
-from labtools import HOSTS, log_lines, read_json
+from labtools import HOSTS, log_lines, on_host, read_json
 
 TASK = "macops.cluster.power : Keep the Mac awake, restarting after power loss and waking for network access"
+UPDATES = "macops.cluster.power : Keep checking for macOS updates but never install one by itself"
+SOFTWARE_UPDATE = "/Library/Preferences/com.apple.SoftwareUpdate.plist"
 CLUSTER = {"sleep": 0, "disksleep": 0, "displaysleep": 10, "autorestart": 1, "womp": 1}
 
 
@@ -20,15 +25,18 @@ def test_check_mode_predicts_then_run_applies_then_nothing_changes(lab):
 
     predicted = converge("--tags", "power", "--check", "--diff")
     assert dict((host, pmset_state(host)) for host in HOSTS) == before
-    assert all(TASK in changed_tasks(predicted.stdout)[host] for host in HOSTS)
+    assert all(changed_tasks(predicted.stdout)[host] == [TASK, UPDATES] for host in HOSTS)
     assert '"sleep": "1"' in predicted.stdout and '"sleep": "0"' in predicted.stdout  # the --diff of pmset
 
     applied = converge("--tags", "power")
     for host in HOSTS:
         state = pmset_state(host)
         assert dict((k, state[k]) for k in CLUSTER) == CLUSTER, (host, state)
-        assert changed_tasks(applied.stdout)[host] == [TASK]
+        assert changed_tasks(applied.stdout)[host] == [TASK, UPDATES]
         assert len(pmset_writes(host)) == 1
+        with open(on_host(host, SOFTWARE_UPDATE), "rb") as handle:
+            settings = plistlib.load(handle)
+        assert (settings["AutomaticCheckEnabled"], settings["AutomaticallyInstallMacOSUpdates"]) == (True, False)
 
     again = converge("--tags", "power")
     assert all(result["changed"] == 0 for result in recap(again.stdout).values())

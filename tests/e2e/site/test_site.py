@@ -3,8 +3,9 @@
 prints the become password."""
 import json
 import os
+import plistlib
 
-from labtools import HOSTS, ROOT, changed_tasks, log_lines, recap, ssh, valid_report
+from labtools import HOSTS, ROOT, changed_tasks, log_lines, on_host, recap, ssh, valid_report
 
 from ansible_collections.macops.cluster.plugins.module_utils._problems import REGISTRY, is_problem
 
@@ -38,6 +39,15 @@ def test_check_mode_predicts_the_real_run(converged):
         assert [t for t in predicted.get(host, []) if t not in UNPREDICTABLE] == \
             [t for t in applied.get(host, []) if t not in UNPREDICTABLE], host
         assert len(applied[host]) > 10, applied[host]  # a fresh lab: most roles change something
+
+
+def test_site_keeps_macos_checking_for_updates_but_never_installing_one_by_itself(converged):
+    """One node updating at night would split the cluster's build (doctor.yml's macos_auto_update_on, with the lab's
+    fault auto-update-on, finds the setting back on: test_site_doctor)."""
+    for host in HOSTS:
+        with open(on_host(host, "/Library/Preferences/com.apple.SoftwareUpdate.plist"), "rb") as handle:
+            settings = plistlib.load(handle)
+        assert settings["AutomaticallyInstallMacOSUpdates"] is False and settings["AutomaticCheckEnabled"] is True
 
 
 def test_report_is_written_for_people_and_machines(site, converged):
