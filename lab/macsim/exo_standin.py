@@ -29,7 +29,9 @@ What it does as exo 1.0.x does (exo-explore/exo at b5375f8: README, `src/exo/api
   while its runners load. Differences: the instance lives in the stand-in that placed it (exo
   replicates it through its master); the answer is a fixed text that says it comes from the stand-in
   (no model runs); a model is found only as a complete directory in EXO_MODELS_READ_ONLY_DIRS (the
-  stand-in never downloads); the shard's own fields (inside runnerToShard) are not confirmed. As in
+  stand-in never downloads); the shard's own fields (inside runnerToShard) are not confirmed; a placement
+  takes every node it knows (exo takes at least min_nodes, by memory and cycles); a placement and a
+  deletion apply COMMAND_DELAY_SECONDS after their answer, as exo's master applies them later. As in
   exo, an instance does not outlive the process, and one whose peer node restarted (its boot token,
   GET /standin/boot, changed) has that runner RunnerFailed. $EXO_HOME/standin-faults.json with
   {"runner_fails": "message"} makes every runner this node places fail so (`maclab fault
@@ -221,6 +223,9 @@ class Discovery:
 
 
 LOAD_SECONDS_PER_LAYER = 0.25
+# exo takes a placement and a deletion as commands its master applies a moment later (the answer says "Command
+# received."): the stand-in applies them after this long, so a client that does not wait for them shows.
+COMMAND_DELAY_SECONDS = 0.5
 # exo's master times out a node unseen for 30 s (master/main.py), and deletes the instances it runs.
 PEER_TIMEOUT_SECONDS = 30.0
 INSTANCE_KINDS = {"MlxRing": "MlxRingInstance", "MlxJaccl": "MlxJacclInstance"}
@@ -287,21 +292,26 @@ class Instances:
         if len(members) < wanted:
             return 400, {"detail": "No placement found: %d node(s) for min_nodes %d" % (len(members), wanted)}
         path, layers = found
+        threading.Timer(COMMAND_DELAY_SECONDS, self.placed, args=(members, model_id, sharding, meta, layers)).start()
+        return 200, {"message": "Command received.", "command_id": secrets.token_hex(8),
+                     "model_card": {"model_id": model_id, "n_layers": layers, "path": path}}
+
+    def placed(self, members, model_id, sharding, meta, layers):
+        """The placement applied: one runner per member node (every node the stand-in knows, at least min_nodes)."""
         instance_id = secrets.token_hex(8)
         ranges = first_layer_split(layers, len(members)) if sharding == "Pipeline" else [(0, layers)] * len(members)
         to_shard, to_runner, fails, now = {}, {}, self.fault(), time.time()
+        boots = dict((node, self.boot_of(address)) for node, address in members)  # asked outside the lock
         with self.lock:
-            for rank, ((node, address), (start, end)) in enumerate(zip(members, ranges)):
+            for rank, ((node, dummy), (start, end)) in enumerate(zip(members, ranges)):
                 runner = secrets.token_hex(8)
                 to_runner[node], to_shard[runner] = runner, {sharding + "ShardMetadata": {
                     "modelId": model_id, "deviceRank": rank, "worldSize": len(members), "startLayer": start,
                     "endLayer": end, "nLayers": layers}}
                 self.loading[runner] = (now, end - start, fails)
-                self.boots[(instance_id, node)] = self.boot_of(address)
+                self.boots[(instance_id, node)] = boots[node]
             self.instances[instance_id] = {INSTANCE_KINDS[meta]: {"instanceId": instance_id, "shardAssignments": {
                 "modelId": model_id, "runnerToShard": to_shard, "nodeToRunner": to_runner}}}
-        return 200, {"message": "Command received.", "command_id": secrets.token_hex(8),
-                     "model_card": {"model_id": model_id, "n_layers": layers, "path": path}}
 
     @staticmethod
     def boot_of(address):
@@ -332,7 +342,7 @@ class Instances:
                 continue
             boot = self.boot_of(address)
             with self.lock:
-                if (instance_id, node) not in self.boots:
+                if (instance_id, node) not in self.boots or instance_id not in self.instances:
                     continue
                 if boot is None:
                     first = self.unseen.setdefault((instance_id, node), time.time())
@@ -367,9 +377,15 @@ class Instances:
 
     def delete(self, instance_id):
         with self.lock:
-            if self.instances.pop(instance_id, None) is None:
+            if instance_id not in self.instances:
                 return 404, {"detail": "Instance %s not found" % instance_id}
+        threading.Timer(COMMAND_DELAY_SECONDS, self.deleted, args=(instance_id,)).start()
         return 200, {"message": "Command received.", "command_id": secrets.token_hex(8), "instance_id": instance_id}
+
+    def deleted(self, instance_id):
+        with self.lock:
+            self.instances.pop(instance_id, None)
+            self.boots = dict((key, boot) for key, boot in self.boots.items() if key[0] != instance_id)
 
     def serving(self, model_id, wait_seconds=600.0):
         """(status, detail) for a chat request: 200 once every runner of an instance of `model_id` is ready (the

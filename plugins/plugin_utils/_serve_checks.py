@@ -74,6 +74,33 @@ def _weights(rank, runtime):
     return size * (rank["layers"][1] - rank["layers"][0]) // rank["total_layers"]
 
 
+def _records_of(facts_by_host, name):
+    """{host: its record of model `name`}."""
+    found = {}
+    for host, facts in facts_by_host.items():
+        for record in (facts or {}).get("models") or []:
+            if record.get("name") == name and record.get("layers"):
+                found[host] = record
+    return found
+
+
+def _freed(facts_by_host, plan, host):
+    """About the bytes the run's stops free on `host`: its own mlx-lm rank's weights when its job stops, or its share
+    of the layers of the exo instance whose placing job stops (exo's runners on every node go with it)."""
+    running = plan["actions"][host]["running"]
+    if isinstance(running, dict) and running.get("runtime", "mlx-lm") == "mlx-lm":
+        return sum(int(r.get("bytes") or 0) for r in (facts_by_host.get(host) or {}).get("models") or []
+                   if r.get("path") == running.get("model_path"))
+    for action in plan["actions"].values():
+        placed = action["running"]
+        if action["stop"] and isinstance(placed, dict) and placed.get("runtime") == "exo":
+            records = _records_of(facts_by_host, placed.get("model"))
+            if host in records:
+                total = max(r["layers"][1] for r in records.values())
+                return _weights(dict(records[host], total_layers=total), "exo")
+    return 0
+
+
 def memory_problems(facts_by_host, plan, settings):
     """serve_memory_short where a rank that starts does not fit: its weights plus serve_memory_headroom_percent
     against what a new program can have there (vm_stat; plus what the serving job's own rank frees when it stops)
@@ -89,10 +116,7 @@ def memory_problems(facts_by_host, plan, settings):
         if "memory" not in facts or not action["start"]:
             continue
         need = _weights(rank, runtime) * share
-        running = plan["actions"][host]["running"]
-        freed = sum(int(r.get("bytes") or 0) for r in facts.get("models") or []
-                    if isinstance(running, dict) and running.get("runtime", "mlx-lm") == "mlx-lm"
-                    and r.get("path") == running.get("model_path"))
+        freed = _freed(facts_by_host, plan, host)
         available = facts["memory"]["available_bytes"] + freed
         live_mb = (facts.get("wired_limit") or {}).get("live_mb")
         memory = (facts.get("mac") or {}).get("memory_bytes")

@@ -6,14 +6,18 @@ start), a worker gives up after five failed runner starts, and its master drops 
 it has not seen for 30 s. This leader keeps one instance of the served model placed through exo's API
 on this node (exo 1.0.71, serve-model.yml's research: `api/main.py`, the exo harness):
 
-- a generation places the instance: POST /place_instance {model_id, sharding, instance_meta,
-  min_nodes}, which answers without the instance's id, so the new instance is the one /state lists
-  afterwards that it did not list before (instances of the model left from earlier are deleted first);
+- a generation places the instance once exo sees as many nodes as the model was deployed on: POST
+  /place_instance {model_id, sharding, instance_meta, min_nodes}, which answers without the instance's
+  id, so the new instance is the one /state lists afterwards that it did not list before (instances of
+  the model left from earlier are deleted first). A placement exo refuses started no runner, so it is
+  tried again later (every 4 s, doubling to 30 s) without counting against the cap;
 - it is ready when every runner in the instance's runnerToShard is RunnerReady (exo's /instance/await
   says ready as soon as the instance exists) and a one-token chat completion through exo answers;
 - it fails when a runner reports RunnerFailed, when the instance leaves /state (exo restarted, a node
   left), when exo's API does not answer for serve_heartbeat_timeout, or when a probe times out; the
-  instance is then deleted and placed again, up to serve_restart_limit failed starts in a row.
+  instance is then deleted and placed again, up to serve_restart_limit failed starts in a row. A
+  deletion waits until exo no longer has the instance (exo applies it a moment later), so stopping the
+  job frees the runners' memory before launchd reports the job gone.
 
 The endpoint (serve_front.py) relays chat completions to exo's /v1/chat/completions with `model`
 pinned to the instance's model id (exo answers 404 for any other). Python 3.9, stdlib only.
@@ -26,6 +30,11 @@ from serve_supervisor import Leader, Probe, log, request_json
 
 API_TIMEOUT_SECONDS = 5.0
 FOUND_TIMEOUT_SECONDS = 30.0
+# How long a deletion may take to apply; inside the LaunchDaemon's ExitTimeOut (30 s), so stopping the job waits
+# for it before launchd reports the job gone.
+GONE_TIMEOUT_SECONDS = 15.0
+# Stopped right after asking for a placement: how long to look for the instance exo may still make (to delete it).
+STOPPED_LOOK_SECONDS = 5.0
 
 
 def instance_body(instance):
@@ -79,7 +88,7 @@ class ExoLeader(Leader):
     def __init__(self, config):
         Leader.__init__(self, config)
         self.exo = config["exo"]
-        self.instance_id, self.place_error = None, None
+        self.instance_id = None
         self.probe_request = ("/v1/chat/completions", {"model": self.exo["model_id"], "max_tokens": 1,
                                                        "messages": [{"role": "user", "content": "Hello"}]})
 
@@ -101,50 +110,79 @@ class ExoLeader(Leader):
         return state if status == 200 and isinstance(state, dict) else None
 
     def prepare(self, ended):  # noqa: ARG002 - no followers: exo's own API is what a generation waits for
-        """Wait until exo answers and sees every deployed node (after a reboot nodes join one by one: a placement
-        before that would fail and count against the cap); False when the supervisor stops meanwhile."""
+        """Place the instance once exo answers and sees as many nodes as the model was deployed on (after a reboot
+        nodes join one by one). A placement exo refuses started no runner (no RDMA resource leaked), so it is tried
+        again, less often each time, without counting against the cap. False when the supervisor stops first."""
+        attempt = 0
         while not self.stopping.is_set():
             state = self.exo_state()
             seen = nodes_seen(state)
-            if state is not None and seen >= self.exo["min_nodes"]:
-                return True
-            self.publish("waiting_exo", "waiting for exo's API on port %d" % self.exo["api_port"] if state is None
-                         else "exo sees %d of the %d nodes the model was deployed on" % (seen, self.exo["min_nodes"]))
-            self.stopping.wait(2.0)
+            if state is None:
+                why = "waiting for exo's API on port %d" % self.exo["api_port"]
+            elif seen < self.exo["min_nodes"]:
+                why = "exo sees %d of the %d nodes the model was deployed on" % (seen, self.exo["min_nodes"])
+            else:
+                placed, why = self.place(state)
+                if placed:
+                    self.instance_id = placed
+                    return True
+                attempt += 1
+            delay = min(30.0, 2.0 * 2 ** min(attempt, 4))
+            self.publish("waiting_exo", "%s; trying again in %d s" % (why, delay) if attempt else why)
+            self.stopping.wait(delay if attempt else 2.0)
         return False
 
-    def begin(self):
-        """Place the instance (after deleting any left of the model); place_error says why when it fails."""
-        self.instance_id, self.place_error = None, None
-        state = self.exo_state() or {}
-        for instance_id in instances_of(state, self.exo["model_id"]):
-            self.delete(instance_id)
-        before = set(((self.exo_state() or {}).get("instances") or {}))
+    def place(self, state):
+        """(the new instance's id, None) or (None, why not): any instance of the model left from before deleted (and
+        gone), then POST /place_instance; exo's answer has no id, so the new instance is the one of the model /state
+        lists afterwards that it did not before. Stopped meanwhile, the new instance is still found, so end()
+        deletes it."""
+        for left in instances_of(state, self.exo["model_id"]):
+            self.delete(left)
+        state = self.exo_state()
+        if state is None:
+            return None, "exo's /state did not answer before the placement"
+        before = set(state.get("instances") or {})
         request = dict((key, self.exo[key]) for key in ("model_id", "sharding", "instance_meta", "min_nodes"))
         try:
             status, answer = self.api("POST", "/place_instance", request)
         except (OSError, http.client.HTTPException) as exc:
             status, answer = None, str(exc)
         if status != 200:
-            self.place_error = "exo refused to place %s (HTTP %s): %s" % (
+            return None, "exo refused to place %s (HTTP %s): %s" % (
                 self.exo["model_id"], status, json.dumps(answer)[:300])
-            return
-        deadline = time.time() + FOUND_TIMEOUT_SECONDS
-        while not self.stopping.is_set() and time.time() < deadline:
+        asked = time.time()
+        while time.time() - asked < FOUND_TIMEOUT_SECONDS:
             new = [i for i in instances_of(self.exo_state(), self.exo["model_id"]) if i not in before]
             if new:
-                self.instance_id = new[0]
-                log("generation %d: exo placed instance %s" % (self.generation, self.instance_id))
-                return
-            self.stopping.wait(0.5)
-        self.place_error = "exo took the placement of %s but listed no new instance within %d s" % (
+                log("exo placed instance %s of %s" % (new[0], self.exo["model_id"]))
+                return new[0], None
+            if self.stopping.is_set() and time.time() - asked > STOPPED_LOOK_SECONDS:
+                break  # stopped: looked long enough for an instance to delete
+            time.sleep(0.5)
+        return None, "exo took the placement of %s but listed no new instance within %d s" % (
             self.exo["model_id"], FOUND_TIMEOUT_SECONDS)
 
+    def begin(self):
+        log("generation %d: instance %s of %s" % (self.generation, self.instance_id, self.exo["model_id"]))
+
     def delete(self, instance_id):
+        """DELETE /instance/<id> and wait until exo no longer has it (exo applies the command a moment later; until
+        then its runners hold their memory)."""
         try:
             self.api("DELETE", "/instance/%s" % instance_id)
         except (OSError, http.client.HTTPException) as exc:
             log("could not delete exo instance %s: %s" % (instance_id, exc))
+            return
+        deadline = time.time() + GONE_TIMEOUT_SECONDS
+        while time.time() < deadline:
+            try:
+                if self.api("GET", "/instance/%s" % instance_id)[0] == 404:
+                    return
+            except (OSError, http.client.HTTPException):
+                return  # exo went away: so did its instances
+            time.sleep(0.25)
+        log("exo still lists instance %s %d s after its deletion" % (instance_id, GONE_TIMEOUT_SECONDS))
 
     def end(self):
         if self.instance_id:
@@ -154,8 +192,6 @@ class ExoLeader(Leader):
     def watch(self):
         """Until this generation fails (its failure) or the supervisor stops (None)."""
         config, started = self.config, time.time()
-        if self.place_error:
-            return self.failure("not_placed", self.place_error)
         probe, last_probe, last_answer = None, 0.0, time.time()
         port = self.exo["api_port"]
         while not self.stopping.wait(0.5):

@@ -318,6 +318,8 @@ def test_switching_to_the_exo_model_stops_every_rank_before_exo_places_it_and_an
     # Every node's old job stopped in the task before any job started: the old ranks' memory is free first.
     assert out.index("serve : Stop the serving job]") < out.index("serve : Start the serving job and keep it")
     assert not any(ssh(host, "kill -0 %d" % pid, check=False).returncode == 0 for host, pid in pids.items())
+    # The nodes the plan left out serve nothing: no job, configuration or status for doctor.yml to find.
+    assert not any(os.path.exists(on_host(host, RUN_DIR + "/status.json")) for host in HOSTS[1:])
     [section] = [s for s in valid_report(os.path.join(served.tmp_dir, "artifacts", "serve"))["sections"]
                  if s["operation"] == "serve"]
     assert section["data"]["ready"] and section["data"]["runtime"] == "exo" and section["data"]["model"] == EXO_NAME
@@ -336,7 +338,8 @@ def test_after_exo_restarts_the_instance_is_placed_again_and_switching_back_free
     after = generation_after(before["generation"], 90)
     assert after["exo"]["instance_id"] != before["exo"]["instance_id"] and answers()
     assert [model for model, runners in exo_runners(exo_state())] == [EXO_ID]
-    # Back to the mlx-lm model: exo's instance deleted (its runners' memory freed) before the ranks start.
+    # Back to the mlx-lm model: exo's instance deleted, its runners' memory freed (the supervisor waits until exo
+    # no longer lists it before it exits: test_serve_exo.py; launchd's bootout waits for the supervisor).
     served()
     assert exo_state()["instances"] == {} and answers()
     assert get("/macops/v1/status")["model"] == NAME and all(rank_pids().values())

@@ -8,6 +8,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 import zipfile
 
 import pytest
@@ -161,11 +162,19 @@ def instances(tmp_path, members, faults=None):
 PLACE = {"model_id": "org/tiny", "sharding": "Pipeline", "instance_meta": "MlxJaccl", "min_nodes": 2}
 
 
+def applied():
+    """After exo's commands (a placement, a deletion) took effect."""
+    time.sleep(exo_standin.COMMAND_DELAY_SECONDS + 0.2)
+
+
 def test_placing_answers_without_an_id_and_state_lists_the_instance_in_exos_shapes(tmp_path, monkeypatch):
     monkeypatch.setenv("EXO_MODELS_READ_ONLY_DIRS", model(tmp_path))
+    monkeypatch.setattr(exo_standin, "COMMAND_DELAY_SECONDS", 0.1)
     placed = instances(tmp_path, [("A", None), ("B", None)])
     status, answer = placed.place(PLACE)
     assert status == 200 and answer["message"] == "Command received." and "instance_id" not in answer
+    assert placed.add_to({})["instances"] == {}  # a command: applied a moment later, as exo's master does
+    applied()
     state = placed.add_to({})
     [(instance_id, instance)] = state["instances"].items()
     body = instance["MlxJacclInstance"]
@@ -178,26 +187,35 @@ def test_placing_answers_without_an_id_and_state_lists_the_instance_in_exos_shap
     assert placed.serving("org/other")[0] == 404
     assert placed.serving("org/tiny", wait_seconds=5) == (200, None)  # waits while the runners load
     assert all(list(r) == ["RunnerReady"] for r in placed.add_to({})["runners"].values())
-    assert placed.delete(instance_id)[0] == 200 and placed.get(instance_id) is None
-    assert placed.delete(instance_id)[0] == 404
+    assert placed.delete(instance_id)[0] == 200 and placed.get(instance_id) is not None  # until it is applied
+    applied()
+    assert placed.get(instance_id) is None and placed.delete(instance_id)[0] == 404
 
 
 def test_a_runner_fault_and_a_peer_that_restarted_fail_runners(tmp_path, monkeypatch):
     monkeypatch.setenv("EXO_MODELS_READ_ONLY_DIRS", model(tmp_path))
     monkeypatch.setattr(exo_standin, "LOAD_SECONDS_PER_LAYER", 0.01)
+    monkeypatch.setattr(exo_standin, "COMMAND_DELAY_SECONDS", 0.05)
     failing = instances(tmp_path, [("A", None), ("B", None)], faults={"runner_fails": "errno 22"})
     failing.place(PLACE)
+    applied()
     assert failing.serving("org/tiny", wait_seconds=5) == (500, "A runner of org/tiny failed")
     boots = {("198.18.0.12", 52415): "boot-1"}
     monkeypatch.setattr(exo_standin.Instances, "boot_of", staticmethod(lambda address: boots.get(address)))
     peers = instances(tmp_path / "peers", [("A", None), ("B", ("198.18.0.12", 52415))])
     peers.place(PLACE)
+    applied()
     peers.check_peers()
     assert peers.serving("org/tiny", wait_seconds=5) == (200, None)
     boots[("198.18.0.12", 52415)] = "boot-2"  # B's exo restarted: its runner is gone
     peers.check_peers()
     runners = peers.add_to({})["runners"].values()
     assert sorted(list(r)[0] for r in runners) == ["RunnerFailed", "RunnerReady"]
+    [instance_id] = peers.add_to({})["instances"]
+    peers.delete(instance_id)  # the client deletes the failed instance: the next look at the peers skips it
+    applied()
+    peers.check_peers()
+    assert peers.add_to({})["instances"] == {} and peers.boots == {}
 
 
 def test_the_chat_answer_says_it_comes_from_the_stand_in_and_counts_tokens():

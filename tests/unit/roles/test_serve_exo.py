@@ -74,19 +74,23 @@ class Exo(object):
         self.proc.wait(10)
 
 
+def exo_config(tmp_path, api_port, endpoint, min_nodes=2):
+    return {"version": 1, "runtime": "exo", "model": "tiny", "model_id": "org/tiny", "model_path": "/models/tiny",
+            "rank": 0, "ranks": min_nodes, "hosts": ["mac%d" % (n + 1) for n in range(min_nodes)], "backend": "ring",
+            "endpoint": {"host": "127.0.0.1", "port": endpoint, "url": "http://127.0.0.1:%d" % endpoint},
+            "wait_for_addresses": [], "run_dir": str(tmp_path), "api_key_file": None, "ready_timeout": 20,
+            "probe_interval": 2, "probe_timeout": 5, "restart_limit": 1, "heartbeat_timeout": 5,
+            "exo": {"api_port": api_port, "model_id": "org/tiny", "sharding": "Pipeline", "instance_meta": "MlxRing",
+                    "min_nodes": min_nodes}}
+
+
 @pytest.fixture()
 def exo_leader(tmp_path, leader_factory):
     exo = Exo(tmp_path)
-    endpoint = free_port()
-    config = {"version": 1, "runtime": "exo", "model": "tiny", "model_id": "org/tiny", "model_path": "/models/tiny",
-              "rank": 0, "ranks": 2, "hosts": ["mac1", "mac2"], "backend": "ring",
-              "endpoint": {"host": "127.0.0.1", "port": endpoint, "url": "http://127.0.0.1:%d" % endpoint},
-              "wait_for_addresses": [], "run_dir": str(tmp_path), "api_key_file": None, "ready_timeout": 20,
-              "probe_interval": 2, "probe_timeout": 5, "restart_limit": 1, "heartbeat_timeout": 5,
-              "exo": {"api_port": exo.port, "model_id": "org/tiny", "sharding": "Pipeline", "instance_meta": "MlxRing",
-                      "min_nodes": 2}}
+    config = exo_config(tmp_path, exo.port, free_port())
     leader = leader_factory(config)
     leader.exo = exo
+    leader.restart = lambda: leader_factory(config).proc
     yield leader
     exo.stop()
 
@@ -117,13 +121,7 @@ def test_a_placement_waits_until_exo_sees_every_deployed_node(tmp_path, leader_f
     exo = Exo(tmp_path)
     try:
         endpoint = free_port()
-        leader = leader_factory({
-            "version": 1, "runtime": "exo", "model": "tiny", "model_id": "org/tiny", "model_path": "/m", "rank": 0,
-            "ranks": 3, "hosts": ["mac1", "mac2", "mac3"], "backend": "ring", "wait_for_addresses": [],
-            "endpoint": {"host": "127.0.0.1", "port": endpoint}, "run_dir": str(tmp_path), "api_key_file": None,
-            "ready_timeout": 20, "probe_interval": 2, "probe_timeout": 5, "restart_limit": 1, "heartbeat_timeout": 5,
-            "exo": {"api_port": exo.port, "model_id": "org/tiny", "sharding": "Pipeline", "instance_meta": "MlxRing",
-                    "min_nodes": 3}})
+        leader = leader_factory(exo_config(tmp_path, exo.port, endpoint, min_nodes=3))
         waiting = leader.wait(lambda s: s["state"] == "waiting_exo" and "sees 2 of the 3" in (s["detail"] or ""))
         time.sleep(3)
         assert leader.status()["generation"] == 0 and waiting["consecutive_failures"] == 0
@@ -143,13 +141,57 @@ def test_after_exo_restarts_the_instance_is_placed_again(exo_leader):
     assert list(exo_state(exo_leader.exo)["instances"]) == [again["exo"]["instance_id"]]
 
 
-def test_runners_that_keep_failing_stop_after_the_cap_and_stopping_deletes_the_instance(exo_leader, tmp_path):
+def test_runners_that_keep_failing_stop_after_the_cap(exo_leader):
     first = exo_leader.wait(lambda s: s["state"] == "ready")
     (exo_leader.exo.home / "standin-faults.json").write_text(json.dumps({"runner_fails": "errno 22"}))
     request(exo_leader.exo.port, "/instance/" + first["exo"]["instance_id"], method="DELETE")
     failed = exo_leader.wait(lambda s: s["state"] == "failed", timeout=40)
     assert failed["consecutive_failures"] == 2 and "errno 22" in failed["last_failure"]["message"]
+    time.sleep(1)
     assert exo_state(exo_leader.exo)["instances"] == {}  # the failed instance deleted, none left placed
-    (exo_leader.exo.home / "standin-faults.json").unlink()
+
+
+def test_stopping_a_ready_leader_deletes_its_instance_before_the_supervisor_exits(exo_leader):
+    exo_leader.wait(lambda s: s["state"] == "ready")
+    assert len(exo_state(exo_leader.exo)["instances"]) == 1
     exo_leader.proc.terminate()
-    assert exo_leader.proc.wait(30) == 0 or exo_leader.proc.returncode is not None
+    assert exo_leader.proc.wait(30) == 0
+    # exo applies a deletion a moment later (the stand-in too): a supervisor that did not wait would leave it.
+    assert exo_state(exo_leader.exo)["instances"] == {}
+
+
+def test_a_placement_exo_refuses_is_tried_again_without_counting_against_the_cap(tmp_path, exo_leader):
+    exo_leader.proc.terminate()
+    exo_leader.proc.wait(30)
+    model = exo_leader.exo.models / "org--tiny"
+    model.rename(model.with_name("aside"))  # no complete copy: exo refuses the placement
+    exo_leader.proc = exo_leader.restart()
+    refused = exo_leader.wait(lambda s: s["state"] == "waiting_exo" and "refused" in (s["detail"] or ""))
+    assert "trying again in 4 s" in refused["detail"] and refused["consecutive_failures"] == 0
+    model.with_name("aside").rename(model)
+    ready = exo_leader.wait(lambda s: s["state"] == "ready", timeout=40)
+    assert (ready["generation"], ready["restarts"]) == (1, 0)
+
+
+def test_stopped_while_exo_places_its_new_instance_is_still_found_and_deleted(tmp_path):
+    leader = serve_exo.ExoLeader(exo_config(tmp_path, 52415, free_port()))
+    placed, calls = {}, []
+
+    def api(method, path, document=None):
+        calls.append((method, path))
+        name = path.rsplit("/", 1)[1]
+        if path == "/state":
+            return 200, dict(tagged({}), topology={"nodes": ["mac1", "mac2"]}, instances=dict(placed))
+        if path == "/place_instance":
+            leader.stopping.set()  # SIGTERM while exo takes the command
+            placed["i9"] = tagged({"r1": {}})["instances"]["i1"]
+            return 200, {"message": "Command received."}
+        if method == "DELETE":
+            placed.pop(name, None)
+            return 200, {"message": "Command received."}
+        return (200 if name in placed else 404), {}
+
+    leader.api = api
+    leader.run()
+    assert placed == {} and ("DELETE", "/instance/i9") in calls
+    assert (leader.failures, leader.restarts, leader.status()["state"]) == (0, 0, "stopped")

@@ -324,3 +324,36 @@ def test_actions_follow_serve_state_on_a_cluster_that_serves_the_plan_already(st
     assert said == {"started": "Keep the serving job on mac2; then keep rank 1 of tiny (mlx-lm over ring).",
                     "restarted": "Stop the serving job on mac2; then start rank 1 of tiny (mlx-lm over ring).",
                     "stopped": "Stop the serving job on mac2; serve nothing here."}[state]
+
+
+def serving(nodes, configs):
+    """Each node's job loaded with its config in `configs` (a host missing: no job)."""
+    for host in HOSTS:
+        if host in configs:
+            nodes[host]["launchd"] = {"org.macops.serve": True}
+            nodes[host]["files"]["/serve/serve.json"] = {"exists": True, "json": configs[host]}
+    return nodes
+
+
+@pytest.mark.parametrize("change", [{"state": "restarted"}, {"probe_interval": 5}])
+def test_restarting_or_changing_a_served_exo_model_counts_its_runners_memory_as_freed(change):
+    nodes = with_memory(exo_facts(), 30 * GIB)
+    for host in HOSTS:
+        nodes[host]["models"][0]["bytes"] = int(200e9)  # each node's runner holds a quarter: 50 GB, 60 with headroom
+    placed = serve_plan(nodes, SETTINGS)["configs"]
+    assert codes(serve_plan(nodes, SETTINGS)) == ["serve_memory_short"] * 4  # nothing placed yet: 30 GiB is short
+    serving(nodes, placed)  # the instance is placed: its runners hold what vm_stat does not count as free
+    assert codes(serve_plan(nodes, dict(SETTINGS, **change))) == []
+
+
+def test_switching_from_an_exo_model_to_an_mlx_lm_one_counts_the_exo_runners_as_freed():
+    nodes = with_memory(exo_facts(), 30 * GIB)
+    placed = serve_plan(nodes, SETTINGS)["configs"]
+    for index, host in enumerate(HOSTS):
+        nodes[host]["models"][0]["bytes"] = int(200e9)
+        nodes[host]["models"].append(dict(record("mlx", index, [(6, 8), (4, 6), (2, 4), (0, 2)][index]),
+                                          bytes=int(40e9), recorded_at=200))
+    serving(nodes, placed)
+    plan = serve_plan(nodes, dict(SETTINGS, model_name="mlx"))
+    assert codes(plan) == [] and [plan["actions"][h]["start"] for h in HOSTS] == [True] * 4
+    assert plan["actions"]["mac1"]["stop"] and not plan["actions"]["mac2"]["stop"]
