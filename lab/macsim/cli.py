@@ -45,6 +45,8 @@ exo-removed HOST     exo gone from HOST while exo.app's io.exo.networksetup daem
 exo-port-blocked HOST  exo's API port (TCP 52415) dropped on HOST's Thunderbolt ports (nft in
                      its namespace, as a pf block would): peers cannot confirm it over the cables
 exo-runner-fails HOST  every runner HOST's exo places fails once it loads (RunnerFailed)
+update-hang HOST     HOST's next macOS install stops after "Downloaded:" and never restarts (a restart
+                     boots the new build)
 serve-stopped HOST   serve-model.yml's job on HOST booted out: its rank does not run
 serve-hung HOST      HOST's serving rank stopped (SIGSTOP): alive, but every collective waits on it
 port-taken HOST PORT another program on HOST listens on TCP PORT (every address)
@@ -94,6 +96,11 @@ def _parser():
                        help="where on the hosts (under /Users)")
     for name, value in sorted(testmodel.DEFAULTS.items()):
         model.add_argument("--" + name.replace("_", "-"), type=int, default=value)
+    offer = sub.add_parser("offer-update", help="softwareupdate offers macOS VERSION (BUILD) on HOSTs (default all)")
+    offer.add_argument("version")
+    offer.add_argument("build")
+    offer.add_argument("hosts", nargs="*")
+    offer.add_argument("--seconds", type=float, help="how long an install downloads and prepares (the update time U)")
     fault = sub.add_parser("fault", help="inject a fault", formatter_class=argparse.RawDescriptionHelpFormatter,
                            epilog=FAULT_HELP)
     fault.add_argument("kind", choices=sorted(faults.KINDS))
@@ -159,6 +166,10 @@ def main(argv=None):
                 written = testmodel.place(paths, hosts, args.path, **settings)
             print("model: %d layers, %d parameters, %d files" % (written["layers"], written["parameters"],
                                                                  len(written["files"])))
+        elif args.verb == "offer-update":
+            from .faults_settings import offer_update
+            hosts = args.hosts or [h["name"] for h in labmod.load(paths)["hosts"]]
+            print(offer_update(paths, hosts, args.version, args.build, args.seconds))
         elif args.verb == "fault":
             print(faults.apply(paths, args.kind, args.args))
         return 0

@@ -56,15 +56,45 @@ def _undo_auto_update_on(paths, host, saved):
             handle.write(bytes.fromhex(saved))
 
 
+MACOS_NAMES = {"14": "Sonoma", "15": "Sequoia", "26": "Tahoe"}
+
+
+def macos_update(version, build):
+    """softwareupdate's listing of macOS VERSION (BUILD): its label is <title>-<build>, so it names the build."""
+    name = MACOS_NAMES.get(version.split(".")[0])
+    title = "macOS %s %s" % (name, version) if name else "macOS %s" % version
+    return {"label": "%s-%s" % (title, build), "title": title, "version": version, "build": build,
+            "size_kib": 3829595, "recommended": True, "action": "restart"}
+
+
+def offer_update(paths, hosts, version, build, seconds=None):
+    """`maclab offer-update`: softwareupdate on each host offers macOS VERSION (BUILD) instead of any other macOS
+    update, and an install of it takes about SECONDS (downloading, preparing) before the restart."""
+    for host in hosts:
+        with edit_state(paths, host) as state:
+            state["pending_updates"] = [u for u in state.get("pending_updates", [])
+                                        if not u.get("title", "").startswith("macOS ")] + [macos_update(version, build)]
+            if seconds is not None:
+                state["update_seconds"] = float(seconds)
+    return "%s: softwareupdate offers macOS %s (%s)" % (", ".join(hosts), version, build)
+
+
+def fault_update_hang(paths, host):
+    """HOST's next macOS install stops after `Downloaded:` and never restarts (super#217); a restart boots the new
+    build."""
+    with edit_state(paths, host) as state:
+        state.setdefault("faults", {})["update_hang"] = True
+    record(paths, "update-hang", [host])
+    return "%s: a macOS install hangs after Downloaded: without restarting" % host
+
+
 def fault_update_pending(paths, host):
     """A macOS update waiting in `softwareupdate --list` (the next point release of the host's macOS)."""
     with edit_state(paths, host) as state:
         saved = list(state.get("pending_updates", []))
         major, minor = (state["os"]["version"].split(".") + ["0"])[:2]
         version = "%s.%d" % (major, int(minor) + 1)
-        state["pending_updates"] = saved + [{"label": "macOS Tahoe %s-25D125" % version, "title": "macOS Tahoe %s" % version,
-                                             "version": version, "size_kib": 7340032, "recommended": True,
-                                             "action": "restart"}]
+        state["pending_updates"] = saved + [macos_update(version, "25D125")]
     record(paths, "update-pending", [host], saved)
     return "%s: macOS %s waits in softwareupdate --list" % (host, version)
 
@@ -179,6 +209,9 @@ def undo(paths, kind, host, saved):
     elif kind == "update-pending":
         with edit_state(paths, host) as state:
             state["pending_updates"] = saved
+    elif kind == "update-hang":
+        with edit_state(paths, host) as state:
+            state.setdefault("faults", {}).pop("update_hang", None)
     else:
         return False
     return True
@@ -188,5 +221,5 @@ KINDS = {
     "sleep-on": (1, fault_sleep_on), "autorestart-off": (1, fault_autorestart_off),
     "auto-update-on": (1, fault_auto_update_on), "update-pending": (1, fault_update_pending),
     "package-version": (3, fault_package_version), "sudoers-broken": (1, fault_sudoers_broken),
-    "ssh-key-lost": (1, fault_ssh_key_lost), "pf-off": (1, fault_pf_off),
+    "ssh-key-lost": (1, fault_ssh_key_lost), "pf-off": (1, fault_pf_off), "update-hang": (1, fault_update_hang),
 }

@@ -11,6 +11,7 @@ import sys
 import time
 
 from . import layout, net, statefile
+from .shims import updates
 
 POLL_SECONDS = 0.2
 
@@ -60,6 +61,12 @@ class Supervisor(object):
         with statefile.editing(os.path.join(self.hdir, "state.json"), self.hdir) as state:
             if state.get("filevault") == "pending":
                 state["filevault"] = True
+
+    def boot_staged_update(self):
+        """A macOS update staged before this restart (softwareupdate --install) boots now: the new build."""
+        with statefile.editing(os.path.join(self.hdir, "state.json"), self.hdir) as state:
+            if updates.staged_boot(state):
+                self.log("booting the staged macOS %s (%s)" % (state["os"]["version"], state["os"]["build"]))
 
     def find_launchd(self, unshare_pid, timeout=5.0):
         """Root-namespace PID of the host's PID 1: the child `unshare --fork` started."""
@@ -115,6 +122,7 @@ class Supervisor(object):
                 self.wait_power_on()
             else:
                 self.set_power_state("rebooting")
+                self.boot_staged_update()
                 deadline = time.time() + seconds
                 while time.time() < deadline and self.take("power_on") is None:
                     time.sleep(POLL_SECONDS)

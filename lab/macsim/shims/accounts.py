@@ -34,7 +34,9 @@ def cmd_dscl(host, args):
             entry = pwd.getpwnam(path.split("/", 2)[2])
         except KeyError:
             raise Fail(admin.EXIT_DSCL_NOT_FOUND, admin.DSCL_NOT_FOUND)
-        out(admin.dscl_record(_user_attributes(entry), attrs or None))
+        from .updates import user_guid
+        out(admin.dscl_record(dict(_user_attributes(entry), GeneratedUID=[user_guid(host, entry.pw_name)]),
+                              attrs or None))
         return 0
     if verb == "-read" and path.startswith("/Groups/"):
         try:

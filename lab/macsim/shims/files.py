@@ -25,6 +25,9 @@ def disk_space(host):
 
 @command("/usr/sbin/diskutil")
 def cmd_diskutil(host, args):
+    if args[:1] == ["apfs"]:
+        from .updates import diskutil_apfs  # the volume owners an update needs
+        return diskutil_apfs(host, args[1:])
     if args[:1] == ["info"] and args[1:] in (["/"], ["disk3s1s1"], ["/dev/disk3s1s1"]):
         out(admin.diskutil_info(*disk_space(host)))
         return 0

@@ -1,5 +1,5 @@
-"""System identity and status: sw_vers, uname, sysctl, vm_stat, who, system_profiler,
-softwareupdate, scutil, fdesetup, csrutil, nvram, xcode-select."""
+"""System identity and status: sw_vers, uname, sysctl, vm_stat, who, system_profiler, scutil, fdesetup,
+csrutil, nvram, xcode-select (softwareupdate: updates.py)."""
 import ipaddress
 import os
 import pwd
@@ -224,16 +224,6 @@ def cmd_system_profiler(host, args):
     else:
         out("".join(PROFILER_TEXT[t](items) for t, items in found))
     return 0
-
-
-@command("/usr/sbin/softwareupdate")
-def cmd_softwareupdate(host, args):
-    if args and args[0] in ("-l", "--list"):
-        stdout, stderr = admin.softwareupdate_list(host.state.get("pending_updates", []))
-        out(stdout)
-        err(stderr)
-        return 0
-    raise Fail(1, "usage: softwareupdate <cmd> [<args> ...] (the lab simulates --list)\n")
 
 
 SCUTIL_KEYS = ("ComputerName", "LocalHostName", "HostName")

@@ -237,6 +237,50 @@ def test_power_and_update_settings_faults_show_in_pmset_the_plist_and_softwareup
     assert "No new software available." in ssh("mac4", "softwareupdate --list").stderr
 
 
+def test_an_offered_macos_update_installs_over_ssh_and_the_host_restarts_into_its_build(lab):
+    """`maclab offer-update`, then softwareupdate --install ... --stdinpass as update-macos.yml runs it: the password
+    of the volume owner (the lab's admin) on stdin, the `Downloading:` lines, the restart into the new build.
+    update-hang stops after `Downloaded:`; a restart boots the staged build."""
+    from macsim import statefile
+    label = "macOS Tahoe 26.3-25D60"
+    maclab("offer-update", "26.3", "25D60", "mac2", "mac3", "--seconds", "2")
+    maclab("fault", "update-hang", "mac3")
+    with open(os.path.join(ROOT, "controller", "become_password")) as handle:
+        password = handle.read().strip()
+    ssh_argv = ["ssh", "-F", os.path.join(ROOT, "controller", "ssh_config")]
+    install = ("sudo -S -p '' /usr/sbin/softwareupdate --install '%s' --restart --agree-to-license --user admin "
+               "--stdinpass" % label)
+    try:
+        assert "* Label: %s\n" % label in ssh("mac2", "softwareupdate --list").stdout
+        # The password on stdin only (sudo's line, then softwareupdate's): never in a command line.
+        done = subprocess.run(ssh_argv + ["mac2", "--", install], input="%s\n%s\n" % (password, password),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=120)
+        assert "Downloading: 100.00%" in done.stdout and "Downloaded: macOS Tahoe 26.3" in done.stdout, done
+        wait_until(lambda: ssh("mac2", "sw_vers -buildVersion", check=False).stdout.strip() == "25D60", 60,
+                   interval=1, message="mac2 back on 25D60")
+        assert "No new software available." in ssh("mac2", "softwareupdate --list").stderr
+        hung = subprocess.Popen(ssh_argv + ["mac3", "--", install], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL, universal_newlines=True)
+        hung.stdin.write("%s\n%s\n" % (password, password))
+        hung.stdin.close()
+        wait_until(lambda: "staged_update" in read_json("hosts", "mac3", "state.json"), 30, interval=0.5,
+                   message="mac3's update staged")
+        time.sleep(2)
+        assert hung.poll() is None and ssh("mac3", "sw_vers -buildVersion").stdout.strip() == "25C56"
+        subprocess.run(ssh_argv + ["mac3", "--", "sudo -S -p '' /sbin/shutdown -r now"], input=password + "\n",
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, universal_newlines=True, timeout=60)
+        hung.wait(60)
+        wait_until(lambda: ssh("mac3", "sw_vers -buildVersion", check=False).stdout.strip() == "25D60", 60,
+                   interval=1, message="mac3 back on 25D60")
+    finally:
+        for host in ("mac2", "mac3"):  # back to the lab's build for the tests after this one
+            with statefile.editing(os.path.join(ROOT, "hosts", host, "state.json"), os.path.join(ROOT, "hosts", host)) \
+                    as state:
+                state["os"] = {"version": "26.2", "build": "25C56", "darwin": "25.2.0"}
+                state["pending_updates"] = []
+                state.pop("staged_update", None)
+
+
 def test_unknown_host_is_refused(lab):
     proc = maclab("fault", "cut", "mac1", "mac9", check=False)
     assert proc.returncode == 1 and "mac9" in proc.stderr

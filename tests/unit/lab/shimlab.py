@@ -145,7 +145,7 @@ class Lab(object):
         env.update(kw.get("env", {}))
         uid = kw.get("uid")
         preexec = (lambda: (os.setgid(uid), os.setuid(uid))) if uid is not None else None
-        proc = subprocess.run([HOST_PYTHON, link] + list(args), env=env,
+        proc = subprocess.run([HOST_PYTHON, link] + list(args), env=env, input=kw.get("input", "").encode(),
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=preexec,
                               cwd="/")
         decode = (lambda b: b) if kw.get("binary") else (lambda b: b.decode())

@@ -1,0 +1,118 @@
+"""softwareupdate --install and the volume owners (diskutil apfs, dscl's GeneratedUID): an offered update is
+downloaded and prepared with `Downloading: n%` lines, then the host restarts into its build; a wrong password or
+an account that owns no volume fails with "Failed to authenticate"; the update-hang fault never restarts."""
+import os
+import subprocess
+import time
+
+import pytest
+from shimlab import LAB_DIR, power_request, wait_exit  # noqa: F401 - LAB_DIR puts macsim on sys.path
+
+from macsim import faults_settings
+from macsim.shims import updates
+
+PASSWORD = "owner-s3cret"
+
+
+@pytest.fixture()
+def offered(lab):
+    """mac1 offers macOS 26.3 (25D60), installs it in a moment, and its admin's password is PASSWORD."""
+    hashed = subprocess.run(["openssl", "passwd", "-6", "-salt", "labsalt", "-stdin"], input=PASSWORD,
+                            stdout=subprocess.PIPE, universal_newlines=True, check=True).stdout.strip()
+    os.makedirs(os.path.join(lab.fs, "etc"), exist_ok=True)
+    with open(os.path.join(lab.fs, "etc", "shadow"), "w") as handle:
+        handle.write("root:*:20000:0:99999:7:::\nadmin:%s:20000:0:99999:7:::\n" % hashed)
+    with lab.edit_state() as state:
+        state["pending_updates"] = [faults_settings.macos_update("26.3", "25D60")]
+        state["update_seconds"] = 0.2
+    return lab
+
+
+LABEL = "macOS Tahoe 26.3-25D60"
+
+
+def install(lab, *extra, **kw):
+    return lab.run_process("softwareupdate", "--install", kw.pop("label", LABEL), "--restart", "--agree-to-license",
+                           *extra, input=kw.pop("password", PASSWORD) + "\n", **kw)
+
+
+def test_the_offered_update_is_listed_with_its_build_in_the_label(offered):
+    listed = offered.run("softwareupdate", "--list").out
+    assert "* Label: macOS Tahoe 26.3-25D60\n\tTitle: macOS Tahoe 26.3, Version: 26.3, Size: 3829595KiB, " in listed
+
+
+def test_an_install_downloads_prepares_and_restarts_into_the_new_build(offered, fake_launchd):
+    result = install(offered, "--user", "admin", "--stdinpass", env={"MACLAB_INIT_PID": str(fake_launchd.pid)})
+    assert result.rc == 0, result
+    lines = result.out.splitlines()
+    assert lines[:4] == ["Software Update Tool", "", "Finding available software", "Downloading macOS Tahoe 26.3"]
+    assert "Downloading: 0.10%" in lines and "Downloading: 100.00%" in lines
+    assert lines[-1] == "Downloaded: macOS Tahoe 26.3"
+    assert offered.state()["staged_update"] == {"version": "26.3", "build": "25D60", "label": LABEL}
+    assert power_request(offered) == "authrestart" and wait_exit(fake_launchd, 5) == -15
+    state = offered.state()
+    assert updates.staged_boot(state) and state["os"] == {"version": "26.3", "build": "25D60", "darwin": "25.3.0"}
+    assert state["pending_updates"] == [] and "staged_update" not in state
+    assert not updates.staged_boot(state)
+
+
+@pytest.mark.parametrize("user, password", [("admin", "wrong"), ("nobody", PASSWORD)])
+def test_a_wrong_password_or_an_account_that_owns_no_volume_fails_to_authenticate(offered, user, password):
+    result = install(offered, "--user", user, "--stdinpass", password=password)
+    assert (result.rc, result.err) == (1, "Failed to authenticate\n")
+    assert "Downloaded: macOS Tahoe 26.3" in result.out and "staged_update" not in offered.state()
+    assert PASSWORD not in " ".join(result.out.split())
+
+
+def test_what_an_install_refuses(offered):
+    assert install(offered, "--user", "admin").err == updates.NEEDS_CREDENTIALS  # no --stdinpass
+    assert install(offered, "--user", "admin", "--stdinpass", uid=65534).err == updates.NOT_ROOT
+    other = install(offered, "--user", "admin", "--stdinpass", label="macOS Tahoe 26.3-25D99")
+    assert (other.rc, other.err) == (1, updates.NO_SUCH_UPDATE)  # a newer build replaced the label
+    with offered.edit_state() as state:
+        state.setdefault("faults", {})["disk_full_bytes"] = 10 * 10 ** 9
+    full = install(offered, "--user", "admin", "--stdinpass")
+    assert full.rc == 1 and full.err.startswith("Not enough free disk space")
+
+
+def test_the_hang_fault_stops_after_downloaded_without_a_restart(offered):
+    with offered.edit_state() as state:
+        state.setdefault("faults", {})["update_hang"] = True
+    link = os.path.join(offered.root, "bin", "softwareupdate")
+    offered.run("softwareupdate", "--list")
+    os.makedirs(os.path.dirname(link), exist_ok=True)
+    if not os.path.lexists(link):
+        os.symlink(os.path.join(LAB_DIR, "macsim", "shim.py"), link)
+    proc = subprocess.Popen(["/usr/bin/python3", link, "--install", LABEL, "--restart", "--user", "admin",
+                             "--stdinpass"], env=dict(os.environ, **offered.env()), stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, universal_newlines=True)
+    proc.stdin.write(PASSWORD + "\n")
+    proc.stdin.close()
+    deadline = time.time() + 10
+    while time.time() < deadline and "staged_update" not in offered.state():
+        time.sleep(0.1)
+    time.sleep(0.5)
+    try:
+        assert proc.poll() is None and offered.state()["staged_update"]["build"] == "25D60"
+        assert not os.path.exists(os.path.join(offered.host_dir(), "run", "power_request"))
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_volume_owners_are_listed_by_guid_and_their_password_verified_from_stdin(offered):
+    with offered.edit_state() as state:  # root: an account this machine's own passwd has, for dscl to read
+        state["volume_owners"] = ["root", "admin"]
+    root = offered.run("dscl", ".", "-read", "/Users/root", "GeneratedUID").out
+    assert root.startswith("GeneratedUID: ")
+    users = offered.run("diskutil", "apfs", "listUsers", "/").out
+    assert ("+-- %s\n|   Type: Local Open Directory User\n|   Volume Owner: Yes\n" % root.split()[-1]) in users
+    guid = [line[4:] for line in users.splitlines() if line.startswith("+-- ")][1]  # admin's
+    assert "+-- %s\n    Type: Personal Recovery User\n    Volume Owner: Yes\n" % updates.PERSONAL_RECOVERY_GUID in users
+    assert guid in offered.run("diskutil", "apfs", "listcryptousers", "/").out
+    assert "Volume Owner" not in offered.run("diskutil", "apfs", "listcryptousers", "/").out
+    verify = ("diskutil", "apfs", "unlockVolume", "/", "-user", guid, "-stdinpassphrase", "-verify")
+    assert offered.run_process(*verify, input=PASSWORD + "\n").rc == 0
+    assert offered.run_process(*verify, input="wrong\n").rc == 1
+    assert offered.run_process(*verify[:5] + (updates.PERSONAL_RECOVERY_GUID,) + verify[6:],
+                               input=PASSWORD + "\n").rc == 1
