@@ -1,7 +1,7 @@
 """macOS updates: softwareupdate (--list, --install), and the volume owners an install needs (diskutil apfs
 listUsers, listcryptousers and unlockVolume -verify; dscl's GeneratedUID comes from user_guid).
 
-What an install does, as on Apple silicon (research: macos-updates.md, from super and erase-install):
+What an install does on Apple silicon, as the deployed update tools run it (Macjutsu/super, grahampugh/erase-install):
 `softwareupdate --install <label> --restart --agree-to-license --user <owner> --stdinpass` run as root with
 the owner's password on stdin prints the `Downloading: n%` lines (the update's first 60 % download, the
 rest prepare), `Downloaded: <title>`, then restarts the Mac into the new build (an authenticated restart:
