@@ -100,7 +100,7 @@ molecule-destroy: setup
 # A smoke run of each benchmark on the converged lab that is up, lab $MACLAB_ID (make test: lab 1,
 # after molecule's verify):
 # each prints its figures and fails only when it breaks, never on a target a busy machine misses.
-BENCH_SMOKE := converge doctor reboot bench_accuracy
+BENCH_SMOKE := converge doctor reboot bench_accuracy update
 bench-smoke: setup
 	@for bench in $(BENCH_SMOKE); do \
 	  echo "== benchmarks/$$bench --smoke"; \

@@ -113,6 +113,18 @@ SURVEYS = {
             ("serve_restart_limit", "Failed starts in a row before serving stops and says so", {}),
         ],
     },
+    "update-macos": {
+        "playbook": "update-macos.yml",
+        "name": "Update macOS",
+        "description": "update-macos.yml: one macOS build on every node over SSH, a canary first; the owner's "
+                       "password comes from a credential, never from the survey.",
+        "questions": [
+            ("macos_update_version", "macOS version to install (empty: the newest minor update offered)", {}),
+            ("macos_update_strategy", "Canary then the rest, one at a time, or all at once?", {}),
+            ("macos_update_canary", "Node to update first (empty: the first)", {}),
+            ("macos_update_deadline", "Seconds before a node that has not restarted is restarted", {}),
+        ],
+    },
     "doctor": {
         "playbook": "doctor.yml",
         "name": "Check the cluster's health",

@@ -30,6 +30,9 @@ AREA_INTROS = {
     "report": "What the report derives from the nodes' data (see [report.md](report.md)).",
     "serve": "Serving a deployed model (`serve-model.yml`, `roles/serve`, see [serve-model.md](serve-model.md)): found "
              "before anything stops or starts, or when no completion comes.",
+    "update": "Updating macOS on every node (`update-macos.yml`, `roles/macos_update`, see "
+              "[update-macos.md](update-macos.md)): the plan's refusals, found before any node changes, and the "
+              "install's failures.",
 }
 
 

@@ -47,6 +47,8 @@ exo-port-blocked HOST  exo's API port (TCP 52415) dropped on HOST's Thunderbolt 
 exo-runner-fails HOST  every runner HOST's exo places fails once it loads (RunnerFailed)
 update-hang HOST     HOST's next macOS install stops after "Downloaded:" and never restarts (a restart
                      boots the new build)
+update-auth-fails HOST  HOST's next macOS install says "Failed to authenticate" after "Downloaded:"
+                     though the password is right (macOS 14.5, 15.3, 15.4)
 serve-stopped HOST   serve-model.yml's job on HOST booted out: its rank does not run
 serve-hung HOST      HOST's serving rank stopped (SIGSTOP): alive, but every collective waits on it
 port-taken HOST PORT another program on HOST listens on TCP PORT (every address)

@@ -88,6 +88,15 @@ def fault_update_hang(paths, host):
     return "%s: a macOS install hangs after Downloaded: without restarting" % host
 
 
+def fault_update_auth_fails(paths, host):
+    """HOST's next macOS install fails with "Failed to authenticate" after `Downloaded:` though the owner's password
+    is right (super#219, #277, #293: 14.5, 15.3, 15.4)."""
+    with edit_state(paths, host) as state:
+        state.setdefault("faults", {})["update_auth_fails"] = True
+    record(paths, "update-auth-fails", [host])
+    return "%s: a macOS install fails to authenticate after its download" % host
+
+
 def fault_update_pending(paths, host):
     """A macOS update waiting in `softwareupdate --list` (the next point release of the host's macOS)."""
     with edit_state(paths, host) as state:
@@ -209,9 +218,9 @@ def undo(paths, kind, host, saved):
     elif kind == "update-pending":
         with edit_state(paths, host) as state:
             state["pending_updates"] = saved
-    elif kind == "update-hang":
+    elif kind in ("update-hang", "update-auth-fails"):
         with edit_state(paths, host) as state:
-            state.setdefault("faults", {}).pop("update_hang", None)
+            state.setdefault("faults", {}).pop(kind.replace("-", "_"), None)
     else:
         return False
     return True
@@ -222,4 +231,5 @@ KINDS = {
     "auto-update-on": (1, fault_auto_update_on), "update-pending": (1, fault_update_pending),
     "package-version": (3, fault_package_version), "sudoers-broken": (1, fault_sudoers_broken),
     "ssh-key-lost": (1, fault_ssh_key_lost), "pf-off": (1, fault_pf_off), "update-hang": (1, fault_update_hang),
+    "update-auth-fails": (1, fault_update_auth_fails),
 }

@@ -114,6 +114,9 @@ benchmark_exo_model: tiny-qwen2
 # Serving: the lab's MLX has no jaccl, so the ranks talk over ring. Two cores run every rank: a probe
 # completion may wait on a busy machine.
 serve_backend: ring
+# macOS updates: the lab's admin owns every host's volume, and its password is the become password (read at run
+# time, never written here), as on a Mac whose first account administers it.
+macos_update_owner_password: "{{ ansible_become_password }}"
 """ % {"index": layout.PACKAGE_INDEX_URL.replace("://", "://maclab:%s@" % secrets.token_urlsafe(12), 1),
        "controller": layout.CONTROLLER_IP, "mlx": MLX_PACKAGE_SPEC, "model": testmodel.LAB_MODEL_PATH,
        "pool": layout.TB_ADDRESS_POOL, "exo": exo_dist.pinned_version(),

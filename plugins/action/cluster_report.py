@@ -24,6 +24,7 @@ from ansible_collections.macops.cluster.plugins.plugin_utils._bench_section impo
 from ansible_collections.macops.cluster.plugins.plugin_utils._cabling_render import cabling_dot
 from ansible_collections.macops.cluster.plugins.plugin_utils._deploy_section import deploy_section
 from ansible_collections.macops.cluster.plugins.plugin_utils._serve_section import serve_problems, serve_section
+from ansible_collections.macops.cluster.plugins.plugin_utils._update_section import update_problems, update_section
 from ansible_collections.macops.cluster.plugins.plugin_utils._report_files import report_files, write_file
 from ansible_collections.macops.cluster.plugins.plugin_utils._report_inputs import (nodes_from_hostvars, plain,
                                                                                     problems_from_hostvars,
@@ -47,6 +48,7 @@ ARGUMENT_SPEC = dict(
     write=dict(type="bool", default=True),
     deploy=dict(type="dict"),
     serve=dict(type="dict"),
+    update=dict(type="dict"),
     benchmark=dict(type="dict"),
 )
 # Text files small enough that --diff shows them whole; HTML and SVG changes are listed by name.
@@ -150,6 +152,9 @@ class ActionModule(ActionBase):
         if args["serve"]:
             sections.append(serve_section(plain(args["serve"])))
             problems = problems + serve_problems(plain(args["serve"]))
+        if args["update"]:
+            sections.append(update_section(plain(args["update"])))
+            problems = problems + update_problems(plain(args["update"]))
         run = dict(args["run"])
         root = os.path.realpath(args["dest"])
         write = args["write"]

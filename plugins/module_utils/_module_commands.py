@@ -47,6 +47,8 @@ SYSTEM_DIRS = {
     "sudo": ["/usr/bin"],
     "lsof": ["/usr/sbin"],
     "vm_stat": ["/usr/bin"],
+    "dscl": ["/usr/bin"],
+    "diskutil": ["/usr/sbin"],
     # Homebrew's, on Apple silicon and then on Intel Macs.
     "iperf3": ["/opt/homebrew/bin", "/usr/local/bin"],
 }
@@ -61,16 +63,17 @@ def _text(data):
     return data.decode("utf-8", "surrogateescape") if data else ""
 
 
-def execute(argv, timeout=None):
-    """(rc, stdout, stderr) of argv (no shell) as text, both pipes read to their end. With a
-    timeout, a command still running after it is killed with its whole process group: its exit
-    status is then negative (-9, as for any process SIGKILL ended) and stderr ends with a line that
-    says so. A command that cannot start raises OSError."""
+def execute(argv, timeout=None, stdin_text=None):
+    """(rc, stdout, stderr) of argv (no shell) as text, both pipes read to their end; ``stdin_text`` (a password
+    a command reads, never an argument) on its stdin, else nothing. With a timeout, a command still running
+    after it is killed with its whole process group: its exit status is then negative (-9, as for any process
+    SIGKILL ended) and stderr ends with a line that says so. A command that cannot start raises OSError."""
     # Popen, not run_command, for the race in the module docstring (ansible/ansible#51393).
-    process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,  # pylint: disable=ansible-bad-function
-                               stderr=subprocess.PIPE, start_new_session=timeout is not None)
+    process = subprocess.Popen(argv, stdin=subprocess.DEVNULL if stdin_text is None else subprocess.PIPE,  # pylint: disable=ansible-bad-function
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=timeout is not None)
     try:
-        stdout, stderr = process.communicate(timeout=timeout)
+        stdout, stderr = process.communicate(None if stdin_text is None else stdin_text.encode("utf-8"),
+                                             timeout=timeout)
     except subprocess.TimeoutExpired:
         try:
             os.killpg(process.pid, signal.SIGKILL)
@@ -89,13 +92,28 @@ def execute(argv, timeout=None):
     return process.returncode, _text(stdout), _text(stderr)
 
 
-def result_of(argv, timeout=READ_TIMEOUT_SECONDS):
+def result_of(argv, timeout=READ_TIMEOUT_SECONDS, stdin_text=None):
     """execute()'s result; a command that cannot start gives exit status 127 with the error as
     stderr, so a caller in a thread never raises (fail_json there cannot end the module)."""
     try:
-        return execute(argv, timeout)
+        return execute(argv, timeout) if stdin_text is None else execute(argv, timeout, stdin_text=stdin_text)
     except OSError as exc:
         return 127, "", "cannot run %s: %s" % (argv[0], exc)
+
+
+def follow(argv, stdin_text, on_output):
+    """Run argv with ``stdin_text`` on its stdin (a password, never an argument) and call ``on_output`` with all
+    it printed so far (stdout and stderr merged) after each line, for a long command whose progress a caller
+    shows; (rc, output) once it ends."""
+    process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,  # pylint: disable=ansible-bad-function
+                               stderr=subprocess.STDOUT)
+    process.stdin.write(stdin_text.encode("utf-8"))
+    process.stdin.close()
+    output = ""
+    for line in iter(process.stdout.readline, b""):
+        output += _text(line)
+        on_output(output)
+    return process.wait(), output
 
 
 def find_command(module, name):

@@ -25,6 +25,7 @@ __metaclass__ = type
 from ansible_collections.macops.cluster.plugins.module_utils._problem_codes import (  # noqa: F401 - re-exported
     ERROR, INFO, SEVERITIES, WARNING, registry_entry as _code)
 from ansible_collections.macops.cluster.plugins.module_utils._serve_problems import SERVE_CODES
+from ansible_collections.macops.cluster.plugins.module_utils._update_problems import UPDATE_CODES
 
 PROBLEM_KEYS = ("code", "severity", "host", "port", "peer", "message", "fix", "details")
 
@@ -272,8 +273,8 @@ REGISTRY = {
     "macos_auto_update_on": _code(
         WARNING, "doctor",
         "The node installs macOS updates by itself: one node updating alone splits the cluster's build.",
-        "Turn off automatic macOS updates on every node (System Settings > General > Software Update > "
-        "Automatic Updates) and update them together."),
+        "Run site.yml --tags power (it turns automatic macOS installs off and keeps checking on), and update the "
+        "nodes together with update-macos.yml."),
     "power_sleep_on": _code(
         WARNING, "doctor",
         "The node goes to sleep when idle (pmset sleep is not 0): a sleeping node drops out of the cluster.",
@@ -286,8 +287,8 @@ REGISTRY = {
         WARNING, "doctor",
         "A macOS update waits on the node; installed on one node alone it splits the cluster's build, which "
         "exo and RDMA need identical on every node.",
-        "Update every node together in a maintenance window (at each Mac: an update needs the owner's "
-        "password), with automatic macOS updates off meanwhile."),
+        "Update every node together: update-macos.yml (a volume owner's password from the vault; a canary first), "
+        "with automatic macOS updates off meanwhile (site.yml does that)."),
     "doctor_sweep_timeout": _code(
         ERROR, "doctor",
         "The node answered, but its sweep did not finish within doctor_node_timeout seconds: a command on it "
@@ -586,6 +587,7 @@ REGISTRY = {
         "again."),
 }
 REGISTRY.update(SERVE_CODES)
+REGISTRY.update(UPDATE_CODES)
 
 
 def problem(code, message, fix=None, host=None, port=None, peer=None, severity=None, details=None):

@@ -3,7 +3,13 @@
 # collections. Stdlib only, Python 3.9.
 """Parse ``softwareupdate --list``: the pending updates, one ``* Label:`` line and one
 ``Title: ..., Version: ..., Size: ...KiB, Recommended: YES, Action: restart,`` line each
-(macOS 10.15 and later; "No new software available." goes to stderr)."""
+(macOS 10.15 and later; "No new software available." goes to stderr). A macOS update's label is
+``<title>-<build>`` (``macOS Tahoe 26.3-25D60``), so installing by label pins the build; a major
+upgrade is listed like any other update (``macOS 27-26A428``).
+
+And the output of ``softwareupdate --install ... --stdinpass``: its ``Downloading: n%`` lines (the
+first 60 % download, the rest prepare, as super reads them), ``Downloaded: <title>`` (with
+``--restart`` the Mac restarts right after it) and the error lines the deployed update tools match."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -16,6 +22,14 @@ from ansible_collections.macops.cluster.plugins.module_utils._parsing import Par
 COMMAND = "softwareupdate --list"
 _LABEL = re.compile(r"^\*\s*Label:\s*(?P<label>.+?)\s*$")
 _FIELD = re.compile(r"(?P<key>[A-Za-z]+):\s*(?P<value>[^,]*)")
+# A macOS build: 25D60, 24G84, 26A428, 25C5048a (betas and rapid security responses end in a letter).
+_BUILD = re.compile(r"-(?P<build>[0-9]{2}[A-Z][0-9]{1,5}[a-z]?)$")
+_SIZE = re.compile(r"^(?P<number>[0-9]+)\s*KiB$")
+_PROGRESS = re.compile(r"^Downloading:\s*(?P<percent>[0-9.]+)\s*%")
+# The error lines the update tool super matches in softwareupdate's output (Macjutsu/super 5.1, `super` l.7085-7097).
+ERROR_LINES = ("Failed to authenticate", "No such update", "Not enough free disk space", "Failed to download",
+               "Can\u2019t connect", "Can't connect", "Couldn't communicate", "No updates are available")
+DOWNLOAD_SHARE = 60.0
 
 
 def parse_list(text):
@@ -25,16 +39,39 @@ def parse_list(text):
     for line in (text or "").splitlines():
         label = _LABEL.match(line.strip())
         if label:
-            pending = {"label": label.group("label"), "title": None, "version": None,
-                       "recommended": False, "restart": False}
+            build = _BUILD.search(label.group("label"))
+            pending = {"label": label.group("label"), "title": None, "version": None, "build": build and
+                       build.group("build"), "size_bytes": None, "recommended": False, "restart": False}
             updates.append(pending)
             continue
         if pending is not None and line.strip().startswith("Title:"):
             fields = dict((m.group("key").lower(), m.group("value").strip()) for m in _FIELD.finditer(line))
+            size = _SIZE.match(fields.get("size", ""))
             pending.update(title=fields.get("title"), version=fields.get("version") or None,
+                           size_bytes=int(size.group("number")) * 1024 if size else None,
                            recommended=fields.get("recommended", "").upper() == "YES",
                            restart=fields.get("action", "").lower() == "restart")
             pending = None
     if "found the following" in (text or "") and not updates:
         raise ParseError(COMMAND, "it announced updates but no `* Label:` line followed")
     return updates
+
+
+def parse_install(text):
+    """-> {percent (the last Downloading: figure, or None), phase (finding, downloading, preparing, downloaded),
+    downloaded (bool), error (the first error line, or None), last (the last line)} of an install's output so far."""
+    found = {"percent": None, "phase": "finding", "downloaded": False, "error": None, "last": None}
+    for line in (text or "").splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        found["last"] = line
+        progress = _PROGRESS.match(line)
+        if progress:
+            found["percent"] = float(progress.group("percent"))
+            found["phase"] = "downloading" if found["percent"] < DOWNLOAD_SHARE else "preparing"
+        elif line.startswith("Downloaded:"):
+            found["downloaded"], found["phase"] = True, "downloaded"
+        elif found["error"] is None and any(line.startswith(error) for error in ERROR_LINES):
+            found["error"] = line
+    return found

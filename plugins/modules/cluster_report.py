@@ -130,6 +130,16 @@ options:
         the first generation rate; a run that asked for the model and got no completion adds C(serve_not_ready). Empty, no
         serve section.
     type: dict
+  update:
+    description:
+      - update-macos.yml's run, for its section - C(check_mode), C(plan) (the P(macops.cluster.macos_update_plan#filter)
+        plan), C(results) (per node, M(macops.cluster.macos_update_wait)'s result or the recorded failure), C(times)
+        (epoch seconds C(started), C(installing), C(installed), C(done)), C(serving) (the served model's rank 0
+        configuration, or null) and C(serve_answer) (the endpoint's answer after the update).
+      - The section shows each node's old and new build, its outcome and wait, the times per phase and where the
+        cluster stands after a failure (C(macos_update_failed)); a node restarted by the deadline adds
+        C(macos_update_restarted_by_deadline). Empty, no update section.
+    type: dict
   benchmark:
     description:
       - benchmark.yml's runs, for its section - C(plan) (the P(macops.cluster.benchmark_plan#filter) plan), C(tests)

@@ -216,8 +216,8 @@ def _updates(host, node):
         "macos_update_pending", "%s has a macOS update waiting (%s): installed on one node alone it splits the "
         "cluster's build, and exo and RDMA need the identical build everywhere." % (
             host, ", ".join(update.get("title") or update.get("label") for update in macos)),
-        "Update every node together in a maintenance window (System Settings > General > Software Update, "
-        "at each Mac: an update needs the owner's password), and turn off automatic macOS updates meanwhile.",
+        "Update every node together with update-macos.yml (a volume owner's password from the vault or an AWX "
+        "credential; a canary first, then the others), with automatic macOS installs off (site.yml).",
         host=host, severity=WARNING, details={"updates": [update.get("label") for update in macos]})
     detail = "%d pending (%d macOS)" % (len(updates), len(macos))
     return [_verdict("macos_updates", not macos, detail, found)]
@@ -255,9 +255,9 @@ def _auto_updates(host, node):
         "macos_auto_update_on", "%s installs macOS updates by itself (AutomaticallyInstallMacOSUpdates in %s): one "
         "node updating alone splits the cluster's build, and exo and RDMA need it identical everywhere." % (
             host, (node.get("settings") or {}).get("software_update_plist")),
-        "Turn off System Settings > General > Software Update > Automatic Updates > Install macOS updates on %s "
-        "(or `sudo defaults write /Library/Preferences/com.apple.SoftwareUpdate AutomaticallyInstallMacOSUpdates "
-        "-bool false`), and update every node together." % host, host=host)
+        "Run site.yml --tags power (AutomaticallyInstallMacOSUpdates off on %s, checking kept on; or `sudo defaults "
+        "write /Library/Preferences/com.apple.SoftwareUpdate AutomaticallyInstallMacOSUpdates -bool false`), and "
+        "update every node together with update-macos.yml." % host, host=host)
     detail = "installs macOS updates by itself" if on else "macOS updates are not installed by themselves"
     return [_verdict("macos_auto_updates", not on, detail, found)]
 

@@ -591,6 +591,28 @@ def serve(params, context):
         _label(params, context, "serve_launchd_label", "org.macops.serve") + _absolute(params, context, "serve_dir")
 
 
+def macos_update(params, context):
+    """A password to give, time for an install, a version that parses (the password itself is never shown)."""
+    found = _at_least(params, context, [("macos_update_deadline", 10, "seconds"),
+                                        ("macos_update_restart_timeout", 60, "seconds"),
+                                        ("macos_update_free_margin_gb", 0, "GB"),
+                                        ("macos_update_poll_interval", 1, "seconds"),
+                                        ("macos_update_serve_timeout", 10, "seconds")])
+    if params.has("macos_update_version") and not re.match(r"^([0-9]+([.][0-9]+){0,2})?$", params["macos_update_version"]):
+        found.append(_bad(context, "macos_update_version", params["macos_update_version"],
+                          "it must be a macOS version such as 26.3, or empty", "Set macos_update_version to 26.3 (or "
+                          "leave it empty for the newest minor update every node offers)."))
+    if params.has("macos_update_owner_password") and not params["macos_update_owner_password"]:
+        found.append(_bad(context, "macos_update_owner_password", "", "softwareupdate needs a volume owner's password "
+                          "on Apple silicon", "Put it in the vault (macos_update_owner_password: "
+                          "'{{ vault_macos_update_owner_password }}') or an AWX credential."))
+    labels = params.get("macos_update_stop_labels") or []
+    if any(not LAUNCHD_LABEL.match(str(label)) for label in labels):
+        found.append(_bad(context, "macos_update_stop_labels", labels, "each must be a reverse-DNS launchd label",
+                          "List labels such as org.macops.serve."))
+    return found
+
+
 RULES = {
     "macops": macops,
     "preflight": preflight,
@@ -608,4 +630,5 @@ RULES = {
     "benchmark": benchmark,
     "deploy_model": deploy_model,
     "serve": serve,
+    "macos_update": macos_update,
 }

@@ -12,7 +12,9 @@ is no volume owner, or a wrong password, fails after `Downloaded:` with "Failed 
 report on 14.5, 15.3, 15.4). Unconfirmed wordings are marked so below.
 
 Faults (state.json's faults): update_hang (the install stops after `Downloaded:` and never restarts,
-super#217; the staged build boots at the next restart, as a manual `restart` finished it there)."""
+super#217; the staged build boots at the next restart, as a manual `restart` finished it there);
+update_auth_fails ("Failed to authenticate" right after `Downloaded:` with the right password, as users
+report on 14.5, 15.3 and 15.4: super#219, #277, #293)."""
 import subprocess
 import sys
 import time
@@ -121,7 +123,8 @@ def install(host, label, flags):
     out("Downloaded: %s\n" % title)
     sys.stdout.flush()
     user = flags.get("--user")
-    if user and (user not in volume_owners(host) or not password_matches(host, user, password)):
+    if user and (user not in volume_owners(host) or not password_matches(host, user, password)
+                 or host.state.get("faults", {}).get("update_auth_fails")):
         raise Fail(1, FAILED_AUTH)
     with host.mutate() as mutable:
         mutable.state["staged_update"] = {"version": update["version"], "build": update.get("build") or

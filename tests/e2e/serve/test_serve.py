@@ -1,11 +1,15 @@
-"""serve-model.yml on the serving lane's converged lab (make e2e: lab 2; issue 33): a model deploy-model.yml placed on the four nodes is
+"""serve-model.yml on the serving lane's converged lab (make e2e: lab 2; issue 33), and update-macos.yml (issue 34)
+around the served model: a model deploy-model.yml placed on the four nodes is
 served pipelined over the ring backend, each rank under its node's LaunchDaemon, and answers an OpenAI chat
 completion from the controller; a second run changes nothing; a request naming another model is refused and
 leaves the served one loaded, and an address outside serve_allowed_networks cannot reach it; a port another
 program holds and memory that does not fit stop the run before anything changes; a killed rank and a stopped (SIGSTOP) one make every rank restart and the endpoint
 answer again; reboot-cluster.yml stops serving before the reboot and waits for a completion after it; a
 rank that keeps failing stops after the cap and the run says so; doctor.yml finds a stopped rank and a hung
-server, each by its own code."""
+server, each by its own code; runtime exo places the instance through exo's API and places it again after exo
+restarts. update-macos.yml refuses a split offer, too little disk and a wrong password before any node changes,
+stops at a canary that fails to authenticate (the others untouched, serving back on the old build), and takes
+every node to the new build (a hung install restarted by its deadline) with serving answering again."""
 import json
 import os
 import subprocess
@@ -15,7 +19,8 @@ import urllib.request
 
 import pytest
 
-from labtools import (HOSTS, INVENTORY, REPO, VENV_BIN, ansible_env, layout, maclab, on_host, recap, ssh, sudo,
+import labtools
+from labtools import (HOSTS, INVENTORY, REPO, ROOT, VENV_BIN, ansible_env, layout, maclab, on_host, recap, ssh, sudo,
                       valid_report, wait_until)
 
 SERVE = os.path.join(REPO, "serve-model.yml")
@@ -252,6 +257,94 @@ def test_reboot_cluster_stops_the_served_model_and_it_answers_again_after_the_re
     assert all(node["ok"] and node["rebooted"] for node in section["data"]["nodes"].values()), section["data"]
     waited = proc.stdout.split("serve : Ask the served model for a one-token completion", 1)[1].split("TASK [", 1)[0]
     assert "ok: [mac1 -> localhost]" in waited and "serve_not_ready" not in proc.stdout, waited
+
+
+UPDATE = os.path.join(REPO, "update-macos.yml")
+UPDATE_LABEL = "macOS Tahoe 26.3-25D60"
+
+
+def builds():
+    return dict((host, ssh(host, "sw_vers -buildVersion").stdout.strip()) for host in HOSTS)
+
+
+def update_macos(served, *extra, check=True):
+    """update-macos.yml on the serving lane's lab (issue 34): the served model stops before the first install and
+    must answer again after (the endpoint's key)."""
+    settings = {"macos_update_report_dir": os.path.join(served.tmp_dir, "update"), "macos_update_poll_interval": 1,
+                "macos_update_serve_timeout": 180, "serve_api_key": API_KEY}
+    return served.playbook(UPDATE, "-e", json.dumps(settings), *extra, check=check)
+
+
+def test_update_macos_refuses_a_split_offer_too_little_disk_and_a_wrong_password_before_any_node_changes(served):
+    before, old = get("/macops/v1/status"), builds()
+    maclab("offer-update", "26.3", "25D60", "--seconds", "2")
+    maclab("offer-update", "26.3", "25D72", "mac3")  # a staged rollout: mac3 is offered a newer build
+    try:
+        split = update_macos(served, check=False)
+        assert split.returncode != 0 and "macos_update_label_mismatch" in split.stdout, split.stdout[-3000:]
+        assert "mac3: macOS Tahoe 26.3-25D72" in split.stdout
+        maclab("offer-update", "26.3", "25D60", "mac3")
+        maclab("fault", "disk-full", "mac2", "2G")
+        short = update_macos(served, check=False)
+        assert short.returncode != 0 and "macos_update_disk_short" in short.stdout, short.stdout[-3000:]
+        assert "mac2 has 2.0 GB free" in short.stdout
+        maclab("fault", "clear")
+        # A wrong password is refused on every node by the plan (diskutil apfs unlockVolume -verify), before the
+        # canary; a password softwareupdate itself refuses is the next test's.
+        wrong = update_macos(served, "-e", "macos_update_owner_password=not-the-password", check=False)
+        assert wrong.returncode != 0 and wrong.stdout.count("macos_update_password_wrong") >= 1, wrong.stdout[-3000:]
+        assert "not-the-password" not in wrong.stdout
+    finally:
+        maclab("fault", "clear")
+    after = get("/macops/v1/status")
+    assert builds() == old and (after["generation"], after["state"]) == (before["generation"], "ready") and answers()
+
+
+def test_a_canary_that_fails_to_authenticate_leaves_the_others_untouched_and_serving_comes_back(served):
+    old = builds()
+    maclab("fault", "update-auth-fails", "mac1")  # mac1, the canary: "Failed to authenticate" after Downloaded:
+    try:
+        # -vvv: the module arguments are in the output, the owner's password (the become password) masked.
+        failed = update_macos(served, "-vvv", check=False)
+    finally:
+        maclab("fault", "clear")
+    assert failed.returncode != 0 and "macos_update_failed" in failed.stdout, failed.stdout[-3000:]
+    assert "untouched: mac2, mac3, mac4; every node still runs one build" in failed.stdout
+    assert builds() == old
+    for host in HOSTS[1:]:  # never asked to install
+        assert not [e for e in labtools.log_lines(host, "shim.log") if "--install" in e["argv"]], host
+    assert answers()  # serving was stopped for the canary, and started again on the one build every node runs
+    with open(os.path.join(ROOT, "controller", "become_password")) as handle:
+        password = handle.read().strip()
+    scanned = [failed.stdout, failed.stderr] + [json.dumps(labtools.log_lines(h, "shim.log")) for h in HOSTS]
+    for name in os.listdir(os.path.join(served.tmp_dir, "update")):
+        with open(os.path.join(served.tmp_dir, "update", name), errors="replace") as handle:
+            scanned.append(handle.read())
+    assert not [text for text in scanned if password in text]
+
+
+def test_update_macos_takes_every_node_to_the_new_build_and_serving_answers_again(served):
+    predicted = update_macos(served, "--check")
+    assert "mac3: macOS 26.2 (25C56) -> 26.3 (25D60), wave 2 of 2." in predicted.stdout and builds() == dict(
+        (h, "25C56") for h in HOSTS)
+    maclab("fault", "update-hang", "mac3")  # sits after Downloaded: the deadline restarts it
+    started = time.time()
+    try:
+        done = update_macos(served, "-e", "macos_update_deadline=20")
+    finally:
+        maclab("fault", "clear")
+    assert builds() == dict((h, "25D60") for h in HOSTS)
+    [section] = [s for s in valid_report(os.path.join(served.tmp_dir, "update"))["sections"]
+                 if s["operation"] == "update"]
+    nodes = section["data"]["nodes"]
+    assert all((n["from_build"], n["to_build"], n["outcome"]) == ("25C56", "25D60", "updated") for n in nodes.values())
+    assert nodes["mac3"]["restarted_by_deadline"] and not nodes["mac2"]["restarted_by_deadline"]
+    assert section["data"]["waves"] == [["mac1"], ["mac2", "mac3", "mac4"]] and section["data"]["serving"]["answered"]
+    assert "mac3 did not restart by itself after its install" in done.stdout
+    status = get("/macops/v1/status")
+    assert status["state"] == "ready" and status["started_at"] > started and answers()
+    again = update_macos(served)
+    assert all(counts["changed"] == 0 for counts in recap(again.stdout).values()), again.stdout[-3000:]
 
 
 EXO_SOURCE = "/Users/admin/staging/serve-exo"

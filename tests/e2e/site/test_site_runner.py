@@ -17,7 +17,7 @@ from labtools import HOSTS, INVENTORY, REPO, VENV_BIN, maclab
 
 # The AWX project: the repository's root playbooks (each imports the collection's playbook; AWX
 # cannot pick a playbook from inside a collection), as a project sync checks them out.
-PROJECT_PLAYBOOKS = ("site.yml", "doctor.yml")
+PROJECT_PLAYBOOKS = ("site.yml", "doctor.yml", "update-macos.yml")
 # The prompt a machine credential's become password answers (AWX passes --ask-become-pass).
 BECOME_PROMPT = r"^BECOME password.*:\s*?$"
 REPORT_TASK = "Write the JSON, HTML and Markdown report and the hostfiles on the controller"
@@ -27,10 +27,17 @@ def _awx_inventory(source_dir, target_dir):
     """The lab's inventory as an AWX inventory source gives it: the hosts and group_vars, without
     the connection secrets, which AWX takes from the machine credential (key and become password)."""
     shutil.copytree(os.path.join(source_dir, "group_vars"), os.path.join(target_dir, "group_vars"))
+    secrets = {}
+    # The volume owner's password comes from a credential too (its injector sets the extra var).
+    group_vars = os.path.join(target_dir, "group_vars", "macs", "lab.yml")
+    with open(group_vars) as handle:
+        lab_vars = yaml.safe_load(handle)
+    secrets["macos_update_owner_password"] = lab_vars.pop("macos_update_owner_password")
+    with open(group_vars, "w") as handle:
+        yaml.safe_dump(lab_vars, handle, default_flow_style=False)
     with open(os.path.join(source_dir, "hosts.yml")) as handle:
         inventory = yaml.safe_load(handle)
     path = os.path.join(target_dir, "hosts.yml")
-    secrets = {}
     for group in inventory.get("all", {}).get("children", {}).values():
         variables = group.get("vars") or {}
         for key in ("ansible_ssh_private_key_file", "ansible_become_password"):
@@ -60,7 +67,8 @@ def job_dir(converged, tmp_path_factory):
     for name in PROJECT_PLAYBOOKS:
         shutil.copy(os.path.join(REPO, name), os.path.join(root, "project", name))
     secrets = _awx_inventory(os.path.dirname(INVENTORY), os.path.join(root, "inventory"))
-    assert set(secrets) == {"ansible_ssh_private_key_file", "ansible_become_password"}, secrets
+    assert set(secrets) == {"ansible_ssh_private_key_file", "ansible_become_password",
+                            "macos_update_owner_password"}, secrets
     password = _resolved_password(secrets["ansible_become_password"])
     os.makedirs(os.path.join(root, "env"))
     with open(secrets["ansible_ssh_private_key_file"]) as handle:
@@ -153,3 +161,15 @@ def test_an_ad_hoc_module_call_from_ci_reports_every_node(job_dir):
                    if event.get("event") == "runner_on_ok")
     assert sorted(results) == HOSTS
     assert all(result["enabled"] is True and result["changed"] is False for result in results.values()), results
+
+
+def test_update_macos_as_an_awx_job_keeps_the_owner_s_password_out_of_every_event(job_dir):
+    """The password as a credential's injector hands it (an extra var): the plan checks it on every node (on
+    diskutil's stdin), and no job event, stdout line or artifact of the job holds it."""
+    runner = run_job(job_dir, {"macos_update_owner_password": job_dir["password"], "macos_update_strategy": "rolling"},
+                     playbook="update-macos.yml", cmdline="--ask-become-pass --check")
+    assert runner.status == "successful", runner.stdout.read()[-6000:]
+    owner = [event for event in runner.events if event.get("event") == "runner_on_ok"
+             and "authorize an update" in event["event_data"].get("task", "")]
+    assert len(owner) == len(HOSTS)  # the task ran on every node, its password checked there
+    assert job_dir["password"] not in artifacts_text(runner)

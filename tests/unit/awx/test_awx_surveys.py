@@ -22,7 +22,8 @@ from ansible_collections.macops.cluster.plugins.plugin_utils import _inputs
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 SURVEY_DIR = os.path.join(ROOT, "docs", "awx", "surveys")
 INVENTORY = os.path.join(ROOT, "docs", "awx", "inventory", "hosts.yml")
-PLAYBOOKS = ["site.yml", "reboot-cluster.yml", "benchmark.yml", "deploy-model.yml", "serve-model.yml", "doctor.yml"]
+PLAYBOOKS = ["site.yml", "reboot-cluster.yml", "benchmark.yml", "deploy-model.yml", "serve-model.yml", "update-macos.yml",
+             "doctor.yml"]
 NAMES = [playbook[:-len(".yml")] for playbook in PLAYBOOKS]
 
 _spec = importlib.util.spec_from_file_location("awx_surveys", os.path.join(ROOT, "scripts", "awx_surveys.py"))
@@ -44,11 +45,15 @@ def awx_hosts():
 MACS = sorted(awx_hosts())
 # What an operator must type where a question has no usable default (the survey requires it).
 OPERATOR = {"deploy-model": {"deploy_model_source_host": MACS[0],
-                             "deploy_model_source": "/Users/admin/staging/DeepSeek-V3.1-4bit"}}
+                             "deploy_model_source": "/Users/admin/staging/DeepSeek-V3.1-4bit"},
+            # Not a question: the job template's credential injects it (docs/awx.md).
+            "update-macos": {"macos_update_owner_password": "from-the-credential"}}
 # Wrong answers a text question can get (free text with no rule has none: FREE_TEXT).
 BAD_TEXT = {"deploy_model_source_host": ["", "mac-that-is-not-in-macs"], "deploy_model_source": ["staging/model"],
-            "deploy_model_hub_id": ["not a hub id"], "deploy_model_name": ["a/b/c"]}
-FREE_TEXT = {"benchmark_exo_model", "serve_model_name"}  # any name: the plan refuses one nothing deployed
+            "deploy_model_hub_id": ["not a hub id"], "deploy_model_name": ["a/b/c"],
+            "macos_update_version": ["26.x", "latest"]}
+# Any name: the plan refuses one nothing deployed, and a canary that is no node of the play is the first node.
+FREE_TEXT = {"benchmark_exo_model", "serve_model_name", "macos_update_canary"}
 
 
 def check_of(name):

@@ -64,9 +64,10 @@ def test_each_fact_in_the_table_is_set_by_the_role_it_names_and_no_other():
     found = published_by_role()
     for names, role in table():
         for fact in names:
-            # reboot-cluster.yml (before the reboot), doctor.yml (its sweep), deploy-model.yml and benchmark.yml
-            # (their one read) read the node in their own runs, with node_facts' set_facts.
-            readers = {"reboot_cluster", "doctor", "deploy_model", "benchmark", "serve"}
+            # reboot-cluster.yml (before the reboot), doctor.yml (its sweep), deploy-model.yml, benchmark.yml,
+            # serve-model.yml and update-macos.yml (their one read) read the node in their own runs, with node_facts'
+            # set_facts.
+            readers = {"reboot_cluster", "doctor", "deploy_model", "benchmark", "serve", "macos_update"}
             expected = {role} | readers if fact in ("macops_mac", "macops_node") else {role}
             assert found.get(fact, set()) <= expected and role in found.get(fact, set()), (fact, role, found.get(fact))
 

@@ -116,3 +116,11 @@ def test_volume_owners_are_listed_by_guid_and_their_password_verified_from_stdin
     assert offered.run_process(*verify, input="wrong\n").rc == 1
     assert offered.run_process(*verify[:5] + (updates.PERSONAL_RECOVERY_GUID,) + verify[6:],
                                input=PASSWORD + "\n").rc == 1
+
+
+def test_the_auth_fault_fails_to_authenticate_with_the_right_password(offered):
+    with offered.edit_state() as state:
+        state.setdefault("faults", {})["update_auth_fails"] = True
+    result = install(offered, "--user", "admin", "--stdinpass")
+    assert (result.rc, result.err) == (1, "Failed to authenticate\n") and "Downloaded:" in result.out
+    assert "staged_update" not in offered.state()

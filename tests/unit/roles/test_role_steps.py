@@ -120,7 +120,7 @@ def _validation_tasks():
 def test_a_roles_own_input_check_is_its_first_step_and_skipped_where_the_play_checked_first():
     checked = dict((role, (tasks, index)) for role, tasks, index in _validation_tasks())
     assert set(checked) == {"sudoers", "power", "thunderbolt_network", "ssh_mesh", "python_env", "gpu_memory",
-                            "mlx", "exo", "firewall", "serve"}
+                            "mlx", "exo", "firewall", "serve", "macos_update"}
     for role, (tasks, index) in checked.items():
         task = tasks[index]
         assert index == 0, role

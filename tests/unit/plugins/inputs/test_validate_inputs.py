@@ -45,7 +45,8 @@ def test_the_generator_covers_every_role_with_options_and_every_kind():
 
 # An operation's inputs that have no sensible default (its defaults leave them empty, and the run refuses
 # that): what to deploy and where it is.
-REQUIRED = {"deploy_model": {"deploy_model_source": "/Users/admin/staging/m", "deploy_model_source_host": "mac1"}}
+REQUIRED = {"deploy_model": {"deploy_model_source": "/Users/admin/staging/m", "deploy_model_source_host": "mac1"},
+            "macos_update": {"macos_update_owner_password": "s3cret"}}
 
 
 @pytest.mark.parametrize("role", sorted(SPECS))

@@ -162,3 +162,11 @@ def test_no_module_of_the_collection_runs_commands_around_the_runner():
                 if ".run_command(" in code or ("subprocess." in code and name != "_module_commands.py"):
                     offenders.append(name)
     assert offenders == []
+
+
+def test_a_command_gets_text_on_its_stdin_and_follow_shows_its_output_line_by_line():
+    code = "import sys; secret = sys.stdin.readline().strip(); print('got', len(secret)); print('done')"
+    assert commands.execute([sys.executable, "-c", code], timeout=30, stdin_text="s3cret\n") == (0, "got 6\ndone\n", "")
+    seen = []
+    rc, output = commands.follow([sys.executable, "-u", "-c", code], "s3cret\n", seen.append)
+    assert (rc, output) == (0, "got 6\ndone\n") and seen == ["got 6\n", "got 6\ndone\n"]

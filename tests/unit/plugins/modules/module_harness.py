@@ -32,7 +32,8 @@ def answer_with(monkeypatch, mac):
     """Every command the collection's modules run (_module_commands.execute, their one runner) is
     answered by `mac`; AnsibleModule.run_command too, so a module that bypassed the runner still
     meets the fake Mac rather than this machine."""
-    monkeypatch.setattr(commands, "execute", lambda argv, timeout=None: mac.run_command(list(argv)))
+    monkeypatch.setattr(commands, "execute",
+                        lambda argv, timeout=None, stdin_text=None: mac.run_command(list(argv), data=stdin_text))
     monkeypatch.setattr(basic.AnsibleModule, "run_command", mac.run_command)
 
 

@@ -12,7 +12,8 @@ import pytest
 from fixture_files import FIXTURES, read_fixture
 from module_harness import run_module
 
-from ansible_collections.macops.cluster.plugins.module_utils import _networksetup, _sudo_rules, _system_profiler
+from ansible_collections.macops.cluster.plugins.module_utils import (_apfs_users, _networksetup, _softwareupdate, _sudo_rules,
+                                                                  _system_profiler)
 from ansible_collections.macops.cluster.plugins.module_utils._parsing import ParseError
 from ansible_collections.macops.cluster.plugins.plugin_utils import _bench_exo, _bench_generate, _bench_hpl
 from ansible_collections.macops.cluster.plugins.modules import (
@@ -111,6 +112,7 @@ ROUTES = [
     ("route/", "", ["/sbin/route"], [(tb_network.main, VERIFY_ONLY)]),
     ("ping/", "", ["/sbin/ping"], [(tb_network.main, VERIFY_ONLY)]),
     ("iperf3/", ".json", ["/opt/homebrew/bin/iperf3", "-c"], [(link_bench.main, CABLE)]),
+    ("softwareupdate/list", "", ["/usr/sbin/softwareupdate", "--list"], [(node_facts.main, {"gather": ["updates"]})]),
 ]
 
 # Fixtures of parsers no module runs (yet): fed to their parser, which must answer or raise ParseError.
@@ -132,6 +134,11 @@ PARSER_ONLY = {
     "hpl/one_test_passed.txt": _bench_hpl.parse_hpl,
     "hpl/two_sizes_passed.txt": _bench_hpl.parse_hpl,
     "hpl/residual_failed.txt": _bench_hpl.parse_hpl,
+    # macos_update_install follows softwareupdate's output as it comes (its test runs a stand-in softwareupdate);
+    # macos_update_owner reads dscl first (its test feeds the listings through the module).
+    "softwareupdate/install_ventura_13_3.txt": _softwareupdate.parse_install,
+    "diskutil_apfs/list_users_owner_and_recovery.txt": _apfs_users.parse_users,
+    "diskutil_apfs/list_users_two_accounts.txt": _apfs_users.parse_users,
 }
 MODULES = (link_bench, node_facts, pf_status, pmset, rdma_status, system_profiler, tb_network)
 

@@ -160,7 +160,8 @@ def test_updates(monkeypatch, capsys):
     result, _calls = run_module(monkeypatch, capsys, node_facts.main, {"gather": ["updates"]},
                                 studio({tuple(UPDATES): (0, listing, "")}))
     assert result["updates"] == [{"label": "macOS Tahoe 26.2.1-25C101", "title": "macOS Tahoe 26.2.1",
-                                  "version": "26.2.1", "recommended": True, "restart": True}]
+                                  "version": "26.2.1", "build": "25C101", "size_bytes": 1500000 * 1024,
+                                  "recommended": True, "restart": True}]
     none, _calls = run_module(monkeypatch, capsys, node_facts.main, {"gather": ["updates"]}, studio())
     assert none["updates"] == []
 

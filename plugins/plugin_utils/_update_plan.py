@@ -1,0 +1,193 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+# PRIVATE to the collection: what update-macos.yml installs where, behind the macops.cluster.macos_update_plan
+# filter. Names and behaviour may change without notice. Stdlib only, Python 3.9 compatible.
+"""The update plan, from every node's one read (node_facts: macos, updates, volumes, filevault) and its owner check
+(macops.cluster.macos_update_owner). Nothing here connects anywhere: problems come back, the role stops on errors
+before any node changes.
+
+- **The target**: ``version`` (macos_update_version) when asked; else the newest minor update of the running
+  major version that the nodes offer. A major upgrade is installed only when asked for by version.
+- **One build for all**: every node that installs must offer the same label (``<title>-<build>``): a staged rollout
+  or a newer build that reached only some nodes would split the cluster's build, which RDMA, JACCL and exo need
+  identical. A node already on the target build installs nothing (a second run changes nothing).
+- **Each node can take it**: free disk for the update plus ``free_margin_bytes``; the owner is a volume owner
+  there and its password verified.
+- **Waves**: ``canary_parallel`` (one canary, then every other node together), ``rolling`` (one at a time) or
+  ``parallel`` (all together), in play order, the canary first."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+
+from ansible_collections.macops.cluster.plugins.module_utils._problems import problem
+
+STRATEGIES = ("canary_parallel", "rolling", "parallel")
+GB = 1e9
+
+
+def _version(text):
+    """'26.3.1' -> (26, 3, 1); anything else sorts first."""
+    return tuple(int(part) for part in re.findall(r"[0-9]+", str(text or "")))
+
+
+def _major(text):
+    return (_version(text) or (0,))[0]
+
+
+def macos_updates(facts):
+    """The macOS updates a node offers (items whose title starts with macOS and that restart)."""
+    return [u for u in facts.get("updates") or [] if str(u.get("title") or u.get("label") or "").startswith("macOS")]
+
+
+def _wanted(facts, version):
+    """The update `facts`' node should install for `version` (None: the newest minor one), or None."""
+    running = (facts.get("macos") or {}).get("version")
+    offered = macos_updates(facts)
+    if version:
+        return next((u for u in offered if u.get("version") == version), None)
+    minors = [u for u in offered if _major(u.get("version")) == _major(running)]
+    return max(minors, key=lambda u: _version(u.get("version"))) if minors else None
+
+
+def _on_target(facts, target):
+    macos = facts.get("macos") or {}
+    if target.get("build"):
+        return macos.get("build") == target["build"]
+    return macos.get("version") == target.get("version")
+
+
+def _free_bytes(facts):
+    volumes = facts.get("volumes") or {}
+    root = volumes.get("/") or (list(volumes.values())[0] if volumes else None)
+    return int(root["free_kib"]) * 1024 if root else None
+
+
+def choose_target(facts_by_host, version):
+    """({version, build, label, size_bytes} or None, [problem]) over every node."""
+    problems, chosen = [], {}
+    for host, facts in sorted(facts_by_host.items()):
+        update = _wanted(facts, version)
+        running = facts.get("macos") or {}
+        if update is not None:
+            chosen[host] = update
+        elif version and running.get("version") != version:
+            offers = ", ".join(u["label"] for u in macos_updates(facts)) or "no macOS update"
+            problems.append(problem("macos_update_not_offered", "%s runs macOS %s (%s) and does not offer %s (it "
+                                    "offers %s)." % (host, running.get("version"), running.get("build"), version,
+                                                     offers), host=host, details={"offers": offers}))
+        majors = [u for u in macos_updates(facts) if _major(u.get("version")) > _major(running.get("version"))]
+        if majors and not version:
+            problems.append(problem("macos_update_major_not_asked", "%s offers the major upgrade %s; it is installed "
+                                    "only when macos_update_version names it." % (host, majors[0]["label"]),
+                                    host=host))
+    labels = sorted(set(u["label"] for u in chosen.values()))
+    if len(labels) > 1:
+        problems.append(problem("macos_update_label_mismatch", "The nodes offer different macOS updates: %s. "
+                                "Installing them would split the cluster's build." % "; ".join(
+                                    "%s: %s" % (host, u["label"]) for host, u in sorted(chosen.items())),
+                                details={"labels": dict((h, u["label"]) for h, u in chosen.items())}))
+        return None, problems
+    if not labels:
+        return None, problems
+    update = list(chosen.values())[0]
+    return {"version": update.get("version"), "build": update.get("build"), "label": update["label"],
+            "title": update.get("title"), "size_bytes": update.get("size_bytes") or 0}, problems
+
+
+def _node_problems(host, facts, owner, target, margin):
+    problems = []
+    free = _free_bytes(facts)
+    need = int(target["size_bytes"]) + margin
+    if free is not None and free < need:
+        problems.append(problem("macos_update_disk_short", "%s has %.1f GB free; %s needs about %.1f GB (%.1f GB "
+                                "to download and %.1f GB to prepare it)." % (
+                                    host, free / GB, target["label"], need / GB, target["size_bytes"] / GB,
+                                    margin / GB), host=host, details={"free_bytes": free, "need_bytes": need}))
+    owner = owner or {}
+    if not owner.get("volume_owner"):
+        problems.append(problem("macos_update_owner_invalid", "%s: %s is not a volume owner there (%s)." % (
+            host, owner.get("owner") or "the owner", owner.get("why") or "not among diskutil apfs listUsers / owners"),
+            host=host, details={"guid": owner.get("guid")}))
+    elif owner.get("password_ok") is False:
+        problems.append(problem("macos_update_password_wrong", "%s: the password given for %s is not its password "
+                                "there (diskutil apfs unlockVolume -verify refused it)." % (host, owner.get("owner")),
+                                host=host))
+    return problems
+
+
+def waves(hosts, strategy, canary):
+    """The nodes to install, in waves: the canary alone first (canary_parallel), one by one (rolling), or all."""
+    if not hosts:
+        return []
+    if strategy == "parallel":
+        return [list(hosts)]
+    first = canary if canary in hosts else hosts[0]
+    rest = [h for h in hosts if h != first]
+    if strategy == "rolling":
+        return [[first]] + [[h] for h in rest]
+    return [[first]] + ([rest] if rest else [])
+
+
+def update_plan(facts_by_host, owners_by_host, settings):
+    """The plan: ``target``, per node ``nodes`` ({from_version, from_build, install}), ``waves`` and ``problems``.
+    ``settings``: version, strategy, canary, free_margin_gb, order (the play's hosts, in order)."""
+    order = [h for h in settings.get("order") or sorted(facts_by_host) if h in facts_by_host]
+    plan = {"target": None, "nodes": {}, "waves": [], "problems": [], "strategy": settings["strategy"]}
+    target, problems = choose_target(facts_by_host, settings.get("version") or "")
+    plan["problems"] = problems
+    for host in order:
+        macos = facts_by_host[host].get("macos") or {}
+        plan["nodes"][host] = {"from_version": macos.get("version"), "from_build": macos.get("build"),
+                               "install": bool(target) and not _on_target(facts_by_host[host], target)}
+    if target is None:
+        for host in order:
+            plan["nodes"][host]["says"] = "%s: macOS %s (%s); no macOS update to install." % (
+                host, plan["nodes"][host]["from_version"], plan["nodes"][host]["from_build"])
+        return plan
+    plan["target"] = target
+    installing = [h for h in order if plan["nodes"][h]["install"]]
+    margin = int(float(settings.get("free_margin_gb") or 0) * GB)
+    for host in installing:
+        plan["problems"] += _node_problems(host, facts_by_host[host], (owners_by_host or {}).get(host), target,
+                                           margin)
+    plan["waves"] = waves(installing, settings["strategy"], settings.get("canary"))
+    for host in order:
+        plan["nodes"][host]["says"] = _says(host, plan["nodes"][host], target, plan["waves"])
+    return plan
+
+
+def _says(host, node, target, planned):
+    """What the run does on `host`, in a sentence (the role shows it, check mode included)."""
+    now = "macOS %s (%s)" % (node["from_version"], node["from_build"])
+    if not node["install"]:
+        return "%s: %s already, the target: nothing to install." % (host, now)
+    wave = next(index for index, hosts in enumerate(planned, 1) if host in hosts)
+    return "%s: %s -> %s (%s), wave %d of %d." % (host, now, target["version"], target["build"], wave, len(planned))
+
+
+def update_outcome(plan, results):
+    """Where the cluster stands after the installs: ``updated`` (back on the target build), ``failed`` (its
+    install or restart failed), ``untouched`` (planned, not started: a wave after a failure), ``current`` (on the
+    target already) and ``one_build`` (every node still runs the same build, so what was served may run again).
+    ``results``: per node, macos_update_wait's result or the failure the role's rescue recorded."""
+    found = {"updated": [], "failed": [], "untouched": [], "current": [], "one_build": True}
+    builds = set()
+    for host, node in sorted((plan.get("nodes") or {}).items()):
+        result = (results or {}).get(host)
+        if not node.get("install"):
+            found["current"].append(host)
+            builds.add(node.get("from_build"))
+        elif not isinstance(result, dict):
+            found["untouched"].append(host)
+            builds.add(node.get("from_build"))
+        elif result.get("failed"):
+            found["failed"].append(host)
+            builds.add(result.get("build") if result.get("rebooted") else node.get("from_build"))
+        else:
+            found["updated"].append(host)
+            builds.add(result.get("build"))
+    found["one_build"] = len(builds) <= 1
+    return found

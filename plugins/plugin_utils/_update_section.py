@@ -1,0 +1,117 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+# PRIVATE to the collection: update-macos.yml's section of the cluster report.
+"""What a person reads of a macOS update: the target build, each node's old and new build and how long it took,
+the times per phase, where the cluster stands after a failure and what to do; report.json's section data holds the
+same for machines."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.macops.cluster.plugins.module_utils._problems import problem
+
+from ._report_sections import section, table
+from ._update_plan import update_outcome
+
+NODE_COLUMNS = ("node", "before", "after", "outcome", "waited (s)", "note")
+
+
+def _seconds(times, start, end):
+    try:
+        return round(float(times[end]) - float(times[start]), 1)
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def _node(host, node, result, outcome):
+    """One node's row of data."""
+    result = result if isinstance(result, dict) else {}
+    state = next(name for name in ("updated", "failed", "untouched", "current") if host in outcome[name])
+    return {"from_version": node.get("from_version"), "from_build": node.get("from_build"),
+            "to_build": result.get("build") if result.get("rebooted") else (
+                node.get("from_build") if state != "updated" else None),
+            "outcome": state, "waited": result.get("waited"),
+            "restarted_by_deadline": bool(result.get("restarted_by_deadline")),
+            "error": result.get("msg") if state == "failed" else None}
+
+
+def update_problems(update):
+    """macos_update_failed per failed node; macos_update_restarted_by_deadline per node the deadline restarted."""
+    plan, results = update.get("plan") or {}, update.get("results") or {}
+    outcome = update_outcome(plan, results)
+    found = []
+    for host in outcome["failed"]:
+        message = (results.get(host) or {}).get("msg") or "no message"
+        found.append(problem("macos_update_failed", "%s: %s. %s" % (host, message, standing(outcome)), host=host))
+    serving, answer = update.get("serving"), update.get("serve_answer") or {}
+    if isinstance(serving, dict) and outcome["one_build"] and not update.get("check_mode") and (
+            plan.get("waves")) and answer.get("status") != 200:
+        found.append(problem("serve_not_ready", "The served model gave no completion through %s after the update "
+                             "(%s)." % (serving["endpoint"]["url"], answer.get("msg") or "status %s" % answer.get(
+                                 "status")), host=(serving.get("hosts") or [None])[0]))
+    for host in outcome["updated"]:
+        if (results.get(host) or {}).get("restarted_by_deadline"):
+            found.append(problem("macos_update_restarted_by_deadline", "%s did not restart by itself after its "
+                                 "install; update-macos.yml restarted it, and it booted %s." % (
+                                     host, results[host].get("build")), host=host))
+    return found
+
+
+def standing(outcome):
+    """Where the cluster stands, in a sentence."""
+    parts = ["updated: %s" % ", ".join(outcome["updated"]) if outcome["updated"] else "no node updated"]
+    if outcome["untouched"]:
+        parts.append("untouched: %s" % ", ".join(outcome["untouched"]))
+    if outcome["one_build"]:
+        parts.append("every node still runs one build, so serving and exo run again")
+    else:
+        parts.append("the nodes run different builds, so serving and exo stay stopped until update-macos.yml is run "
+                     "again")
+    return "; ".join(parts) + "."
+
+
+def update_section(update):
+    """update-macos.yml's section: ``update`` holds ``check_mode``, ``plan`` (macos_update_plan's), ``results`` (per
+    node, macos_update_wait's result or the recorded failure), ``times`` (epoch seconds: started, installing,
+    installed, done) and ``serving`` (the served endpoint, or None) with ``serve_answer``."""
+    plan, results, times = update.get("plan") or {}, update.get("results") or {}, update.get("times") or {}
+    outcome = update_outcome(plan, results)
+    target = plan.get("target")
+    nodes = dict((host, _node(host, node, results.get(host), outcome))
+                 for host, node in sorted((plan.get("nodes") or {}).items()))
+    serving = update.get("serving")
+    answer = update.get("serve_answer") or {}
+    data = {"check_mode": bool(update.get("check_mode")), "target": target, "strategy": plan.get("strategy"),
+            "waves": plan.get("waves") or [], "nodes": nodes,
+            "phases": {"plan": _seconds(times, "started", "installing"),
+                       "install": _seconds(times, "installing", "installed"),
+                       "after": _seconds(times, "installed", "done")},
+            "serving": {"endpoint": serving["endpoint"]["url"], "answered": answer.get("status") == 200}
+            if isinstance(serving, dict) else None}
+    if target is None:
+        return section("update", "macOS update: nothing to install", ["no node offers a macOS update to install"],
+                       data=data)
+    title = "macOS update: %s" % target["label"]
+    if data["check_mode"]:
+        summary = ["check mode: %d node(s) would install %s in %d wave(s) (%s); nothing changed" % (
+            sum(1 for n in plan["nodes"].values() if n["install"]), target["label"], len(data["waves"]),
+            plan.get("strategy"))]
+    else:
+        summary = ["%d updated, %d failed, %d untouched, %d already on %s" % (
+            len(outcome["updated"]), len(outcome["failed"]), len(outcome["untouched"]), len(outcome["current"]),
+            target["build"])]
+        if outcome["failed"]:
+            summary.append(standing(outcome))
+    if data["phases"]["install"] is not None and not data["check_mode"]:
+        summary.append("plan %.0f s, installs %.0f s, after %.0f s" % (
+            data["phases"]["plan"] or 0, data["phases"]["install"], data["phases"]["after"] or 0))
+    if data["serving"]:
+        summary.append("served model %s through %s" % (
+            "answering again" if data["serving"]["answered"] else "NOT answering", data["serving"]["endpoint"]))
+    rows = [(host, "%s (%s)" % (plans["from_version"], plans["from_build"]), node["to_build"] or "-",
+             node["outcome"], node["waited"] if node["waited"] is not None else "-",
+             "restarted by the deadline" if node["restarted_by_deadline"] else (node["error"] or "-"))
+            for (host, node), plans in zip(sorted(nodes.items()), [plan["nodes"][h] for h in sorted(nodes)])]
+    notes = ["Waves (%s): %s." % (plan.get("strategy"), " then ".join(", ".join(w) for w in data["waves"]) or "none")]
+    return section("update", title, summary, [table(NODE_COLUMNS, rows, "Nodes")], data=data, notes=notes)

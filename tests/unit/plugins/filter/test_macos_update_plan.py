@@ -1,0 +1,88 @@
+"""update-macos.yml's plan (plugins/plugin_utils/_update_plan.py): one build for every node or a refusal naming
+the nodes, disk and the owner checked on each node that installs, waves per strategy; nothing connects."""
+import pytest
+
+from ansible_collections.macops.cluster.plugins.plugin_utils._update_plan import update_plan, waves
+
+HOSTS = ["mac1", "mac2", "mac3", "mac4"]
+SETTINGS = {"version": "", "strategy": "canary_parallel", "canary": "", "free_margin_gb": 15, "order": HOSTS}
+OWNER = {"owner": "admin", "guid": "5D1C7A3E-2F4B-4C9A-9E61-0B7F3D2A8C11", "volume_owner": True,
+         "password_ok": True}
+
+
+def offer(version, build, title=None):
+    title = title or "macOS Tahoe %s" % version
+    return {"label": "%s-%s" % (title, build), "title": title, "version": version, "build": build,
+            "size_bytes": 4 * 10 ** 9, "recommended": True, "restart": True}
+
+
+def node(updates=(), version="26.2", build="25C56", free_gb=200):
+    return {"macos": {"version": version, "build": build}, "updates": list(updates),
+            "volumes": {"/": {"path": "/", "free_kib": int(free_gb * 1e9 / 1024)}}}
+
+
+def cluster(**changes):
+    nodes = dict((host, node([offer("26.3", "25D60")])) for host in HOSTS)
+    nodes.update(changes)
+    return nodes
+
+
+def owners(**changes):
+    found = dict((host, dict(OWNER)) for host in HOSTS)
+    found.update(changes)
+    return found
+
+
+def codes(plan):
+    return [(p["code"], p["host"]) for p in plan["problems"]]
+
+
+def test_every_node_offering_the_same_build_is_planned_canary_first():
+    plan = update_plan(cluster(), owners(), SETTINGS)
+    assert codes(plan) == [] and plan["target"]["label"] == "macOS Tahoe 26.3-25D60"
+    assert plan["waves"] == [["mac1"], ["mac2", "mac3", "mac4"]]
+    assert plan["nodes"]["mac2"] == {"from_version": "26.2", "from_build": "25C56", "install": True,
+                                     "says": "mac2: macOS 26.2 (25C56) -> 26.3 (25D60), wave 2 of 2."}
+
+
+def test_nodes_already_on_the_build_install_nothing_and_a_second_run_plans_nothing():
+    plan = update_plan(cluster(mac1=node(version="26.3", build="25D60")), owners(), SETTINGS)
+    assert plan["waves"] == [["mac2"], ["mac3", "mac4"]] and not plan["nodes"]["mac1"]["install"]
+    assert plan["nodes"]["mac1"]["says"] == "mac1: macOS 26.3 (25D60) already, the target: nothing to install."
+    done = dict((host, node(version="26.3", build="25D60")) for host in HOSTS)
+    assert update_plan(done, owners(), SETTINGS)["waves"] == []
+    assert update_plan(done, owners(), dict(SETTINGS, version="26.3"))["problems"] == []
+
+
+def test_a_node_offered_another_build_refuses_the_whole_plan():
+    plan = update_plan(cluster(mac3=node([offer("26.3", "25D72")])), owners(), SETTINGS)
+    [found] = plan["problems"]
+    assert found["code"] == "macos_update_label_mismatch" and plan["waves"] == [] and plan["target"] is None
+    assert "mac3: macOS Tahoe 26.3-25D72" in found["message"] and "mac1: macOS Tahoe 26.3-25D60" in found["message"]
+
+
+def test_a_version_asked_for_must_be_offered_and_a_major_upgrade_needs_asking():
+    major = offer("27", "26A428", title="macOS 27")
+    nodes = cluster(mac2=node([major, offer("26.3", "25D60")]))
+    plan = update_plan(nodes, owners(), SETTINGS)
+    assert codes(plan) == [("macos_update_major_not_asked", "mac2")] and plan["target"]["version"] == "26.3"
+    asked = update_plan(nodes, owners(), dict(SETTINGS, version="27"))
+    assert [c for c, h in codes(asked)] == ["macos_update_not_offered"] * 3  # only mac2 offers 27
+
+
+def test_disk_and_the_owner_are_checked_on_each_node_that_installs():
+    plan = update_plan(cluster(mac2=node([offer("26.3", "25D60")], free_gb=10)),
+                       owners(mac3=dict(OWNER, volume_owner=False), mac4=dict(OWNER, password_ok=False)), SETTINGS)
+    assert codes(plan) == [("macos_update_disk_short", "mac2"), ("macos_update_owner_invalid", "mac3"),
+                           ("macos_update_password_wrong", "mac4")]
+    assert "mac2 has 10.0 GB free; macOS Tahoe 26.3-25D60 needs about 19.0 GB" in plan["problems"][0]["message"]
+
+
+@pytest.mark.parametrize("strategy, canary, expected", [
+    ("canary_parallel", "mac3", [["mac3"], ["mac1", "mac2", "mac4"]]),
+    ("rolling", "", [["mac1"], ["mac2"], ["mac3"], ["mac4"]]),
+    ("parallel", "mac3", [HOSTS]),
+])
+def test_waves_per_strategy(strategy, canary, expected):
+    assert waves(HOSTS, strategy, canary) == expected
+    assert waves(["mac2"], strategy, canary) == [["mac2"]] and waves([], strategy, canary) == []

@@ -1,0 +1,62 @@
+"""softwareupdate --list and --install, and diskutil apfs listUsers, on their fixtures (fixtures/softwareupdate,
+fixtures/diskutil_apfs: sources in their README.md)."""
+import pytest
+from fixture_files import read_fixture as fixture
+
+from ansible_collections.macops.cluster.plugins.module_utils import _apfs_users, _softwareupdate
+from ansible_collections.macops.cluster.plugins.module_utils._parsing import ParseError
+
+
+def test_a_listed_macos_update_carries_its_build_and_size():
+    [update] = _softwareupdate.parse_list(fixture("softwareupdate/list_sequoia_15_3.txt"))
+    assert update == {"label": "macOS Sequoia 15.3-24D60", "title": "macOS Sequoia 15.3", "version": "15.3",
+                      "build": "24D60", "size_bytes": 2478898 * 1024, "recommended": True, "restart": True}
+
+
+def test_a_major_upgrade_is_listed_like_a_minor_update():
+    major, minor = _softwareupdate.parse_list(fixture("softwareupdate/list_major_and_minor.txt"))
+    assert (major["label"], major["version"], major["build"]) == ("macOS 27-26A428", "27", "26A428")
+    assert (minor["version"], minor["build"]) == ("26.7", "25H20")
+
+
+def test_an_item_without_a_build_in_its_label_has_none():
+    listing = "* Label: Command Line Tools for Xcode-26.1\n\tTitle: Command Line Tools, Version: 26.1, Size: 1KiB, \n"
+    [tools] = _softwareupdate.parse_list(listing)
+    assert tools["build"] is None and tools["restart"] is False and tools["size_bytes"] == 1024
+
+
+def test_an_install_s_progress_and_phases():
+    text = fixture("softwareupdate/install_ventura_13_3.txt")
+    done = _softwareupdate.parse_install(text)
+    assert done == {"percent": 100.0, "phase": "downloaded", "downloaded": True, "error": None,
+                    "last": "Downloaded: macOS Ventura 13.3"}
+    halfway = _softwareupdate.parse_install(text.split("Downloading: 100")[0])
+    assert (halfway["percent"], halfway["phase"], halfway["downloaded"]) == (53.9, "downloading", False)
+    preparing = _softwareupdate.parse_install("Downloading: 75.00%\n")
+    assert preparing["phase"] == "preparing"
+    assert _softwareupdate.parse_install("")["phase"] == "finding"
+
+
+@pytest.mark.parametrize("line", ["Failed to authenticate", "No such update", "Not enough free disk space to x"])
+def test_an_install_s_error_line_is_found(line):
+    failed = _softwareupdate.parse_install(fixture("softwareupdate/install_ventura_13_3.txt") + line + "\n")
+    assert failed["error"] == line and failed["downloaded"]
+
+
+def test_volume_owners_are_matched_by_guid_not_by_the_owner_line():
+    users = _apfs_users.parse_users(fixture("diskutil_apfs/list_users_owner_and_recovery.txt"))
+    assert [u["type"] for u in users] == ["Local Open Directory User", "Personal Recovery User"]
+    assert _apfs_users.is_volume_owner(users, "5d1c7a3e-2f4b-4c9a-9e61-0b7f3d2a8c11")
+    assert not _apfs_users.is_volume_owner(users, "EBC6C064-0000-11AA-AA11-00306543ECAC")  # says Yes, not a user
+    two = _apfs_users.parse_users(fixture("diskutil_apfs/list_users_two_accounts.txt"))
+    assert not _apfs_users.is_volume_owner(two, "9A7E44D2-63B1-4F0E-8D5C-77A1C2B3D4E5")  # Volume Owner: No
+    assert not _apfs_users.is_volume_owner(two, "00000000-0000-0000-0000-000000000000")
+    crypto = "Cryptographic users for disk3s5 (1 found)\n|\n+-- 5D1C7A3E-2F4B-4C9A-9E61-0B7F3D2A8C11\n" \
+             "    Type: Local Open Directory User\n"
+    assert _apfs_users.is_volume_owner(_apfs_users.parse_users(crypto), "5D1C7A3E-2F4B-4C9A-9E61-0B7F3D2A8C11")
+
+
+def test_a_listing_without_users_is_refused():
+    with pytest.raises(ParseError):
+        _apfs_users.parse_users("Cryptographic users for disk3s5 (1 found)\n|\n")
+    assert _apfs_users.parse_users("") == []

@@ -1,0 +1,94 @@
+"""update-macos.yml's section of the one report (plugins/plugin_utils/_update_section.py): each node's old and new
+build and its outcome, where the cluster stands after a failure, and the problems that say so; it validates
+against the report's one schema."""
+import json
+
+import pytest
+from report_schema import assert_valid_report
+from test_report_model import healthy_inputs
+
+from ansible_collections.macops.cluster.plugins.plugin_utils._report_model import build_report_model
+from ansible_collections.macops.cluster.plugins.plugin_utils._update_plan import update_outcome
+from ansible_collections.macops.cluster.plugins.plugin_utils._update_section import update_problems, update_section
+
+TARGET = {"version": "26.3", "build": "25D60", "label": "macOS Tahoe 26.3-25D60", "title": "macOS Tahoe 26.3",
+          "size_bytes": 4000000000}
+
+
+def plan(installing=("mac1", "mac2", "mac3", "mac4")):
+    nodes = dict((h, {"from_version": "26.2", "from_build": "25C56", "install": h in installing, "says": ""})
+                 for h in ("mac1", "mac2", "mac3", "mac4"))
+    waves = [[installing[0]], list(installing[1:])] if installing else []
+    return {"target": TARGET, "nodes": nodes, "waves": waves, "strategy": "canary_parallel", "problems": []}
+
+
+def back(build="25D60", waited=12.5, deadline=False):
+    return {"changed": True, "rebooted": True, "build": build, "waited": waited, "restarted_by_deadline": deadline}
+
+
+TIMES = {"started": 100.0, "installing": 104.0, "installed": 140.5, "done": 152.0}
+
+
+def update(results, **changes):
+    return dict({"check_mode": False, "plan": plan(), "results": results, "times": TIMES, "serving": None,
+                 "serve_answer": {}}, **changes)
+
+
+def test_every_node_updated_shows_old_and_new_builds_and_the_phases():
+    section = update_section(update(dict((h, back()) for h in ("mac1", "mac2", "mac3", "mac4"))))
+    assert section["summary"][0] == "4 updated, 0 failed, 0 untouched, 0 already on 25D60"
+    assert section["summary"][1] == "plan 4 s, installs 36 s, after 12 s"
+    assert section["tables"][0]["rows"][0] == ["mac1", "26.2 (25C56)", "25D60", "updated", "12.5", "-"]
+    assert section["data"]["phases"] == {"plan": 4.0, "install": 36.5, "after": 11.5}
+    assert update_problems(update(dict((h, back()) for h in ("mac1", "mac2", "mac3", "mac4")))) == []
+
+
+def test_a_failed_canary_leaves_the_others_untouched_and_says_where_the_cluster_stands():
+    failed = {"failed": True, "msg": "softwareupdate stopped without restarting: Failed to authenticate"}
+    results = {"mac1": failed, "mac2": None, "mac3": None, "mac4": None}
+    outcome = update_outcome(plan(), results)
+    assert (outcome["failed"], outcome["untouched"], outcome["one_build"]) == (["mac1"], ["mac2", "mac3", "mac4"],
+                                                                             True)
+    [found] = update_problems(update(results))
+    assert (found["code"], found["host"]) == ("macos_update_failed", "mac1")
+    assert "Failed to authenticate" in found["message"] and "untouched: mac2, mac3, mac4" in found["message"]
+    assert "so serving and exo run again" in found["message"]
+    section = update_section(update(results, serving={"endpoint": {"url": "http://198.18.0.11:8080"}},
+                                    serve_answer={"status": 200}))
+    assert section["data"]["nodes"]["mac2"]["outcome"] == "untouched"
+    assert section["data"]["serving"] == {"endpoint": "http://198.18.0.11:8080", "answered": True}
+
+
+def test_a_failure_after_the_canary_updated_splits_the_builds_and_serving_stays_stopped():
+    results = {"mac1": back(), "mac2": {"failed": True, "msg": "it did not come back"}, "mac3": back(),
+               "mac4": back(deadline=True)}
+    outcome = update_outcome(plan(), results)
+    assert outcome["one_build"] is False and outcome["updated"] == ["mac1", "mac3", "mac4"]
+    codes = [(p["code"], p["host"]) for p in update_problems(update(results))]
+    assert codes == [("macos_update_failed", "mac2"), ("macos_update_restarted_by_deadline", "mac4")]
+    assert "stay stopped" in update_problems(update(results))[0]["message"]
+
+
+def test_check_mode_and_nothing_to_install_say_so():
+    predicted = update_section(update({}, check_mode=True))
+    assert predicted["summary"][0].startswith("check mode: 4 node(s) would install macOS Tahoe 26.3-25D60 in 2 wave")
+    nothing = update_section(update({}, plan=dict(plan(()), target=None)))
+    assert nothing["title"] == "macOS update: nothing to install" and update_problems(update({}, plan=plan(()))) == []
+
+
+@pytest.mark.parametrize("results", [{}, {"mac1": back(), "mac2": {"failed": True, "msg": "x"}}])
+def test_the_section_validates_against_the_one_schema(results):
+    nodes, topology = healthy_inputs()
+    model = build_report_model(nodes, topology, sections=[update_section(update(results))])
+    assert_valid_report(json.loads(json.dumps(model)))
+
+
+def test_serving_that_does_not_answer_after_the_update_is_serve_not_ready():
+    served = {"endpoint": {"url": "http://198.18.0.11:8080"}, "hosts": ["mac1", "mac2", "mac3", "mac4"]}
+    results = dict((h, back()) for h in ("mac1", "mac2", "mac3", "mac4"))
+    [found] = update_problems(update(results, serving=served, serve_answer={"status": -1, "msg": "timed out"}))
+    assert (found["code"], found["host"]) == ("serve_not_ready", "mac1") and "timed out" in found["message"]
+    assert update_problems(update(results, serving=served, serve_answer={"status": 200})) == []
+    # Builds split after a failure: serving stays stopped on purpose, macos_update_failed says so.
+    split = dict(results, mac2={"failed": True, "msg": "x"})
+    assert [p["code"] for p in update_problems(update(split, serving=served))] == ["macos_update_failed"]
