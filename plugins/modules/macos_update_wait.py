@@ -20,8 +20,8 @@ description:
   - Fails at once when softwareupdate stopped before the restart (its error line, such as C(Failed to authenticate)).
   - A node that has not restarted O(deadline) seconds after its install began (an install at the login window can
     sit at a progress bar) is restarted with O(restart_command), then waited for O(restart_timeout) seconds more;
-    RV(restarted_by_deadline) says so. A node whose install never wrote its progress file by then is not restarted:
-    the wait fails, as a restart would cure nothing.
+    RV(restarted_by_deadline) says so. A node whose install never wrote its progress file by then is not restarted,
+    and the wait fails, as a restart would cure nothing.
 author: macops.cluster team (@macops)
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
