@@ -1,7 +1,8 @@
 """Issue 11, acceptance 1 end to end: on the converged lab, one bad value per role (generated from the
 argument specs, so a new role is covered without editing this file) and `-e firewall_state=presnet`
 fail in the first task of site.yml (of the operation playbook that runs the role otherwise:
-reboot-cluster.yml, benchmark.yml, deploy-model.yml, doctor.yml, serve-model.yml), naming the variable,
+reboot-cluster.yml, benchmark.yml, deploy-model.yml, doctor.yml, serve-model.yml, update-macos.yml), naming the
+variable,
 with changed=0 and not one command run on any simulated Mac."""
 import json
 import os
@@ -20,10 +21,12 @@ FIRST_TASK = {"site.yml": "Check the inventory and every variable before anythin
               "benchmark.yml": "Check the benchmark settings",
               "deploy-model.yml": "Check the deployment settings",
               "doctor.yml": "Check the inventory and every variable before anything connects",
-              "serve-model.yml": "Check the serving settings"}
+              "serve-model.yml": "Check the serving settings",
+              "update-macos.yml": "Check the update settings"}
 # The roles site.yml does not run, and the playbook that checks their variables first.
 PLAYBOOK_OF = {"reboot_cluster": "reboot-cluster.yml", "benchmark": "benchmark.yml",
-               "deploy_model": "deploy-model.yml", "doctor": "doctor.yml", "serve": "serve-model.yml"}
+               "deploy_model": "deploy-model.yml", "doctor": "doctor.yml", "serve": "serve-model.yml",
+               "macos_update": "update-macos.yml"}
 
 
 def shim_lines():
