@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 # PRIVATE to the collection: what update-macos.yml installs where, behind the macops.cluster.macos_update_plan
 # filter. Names and behaviour may change without notice. Stdlib only, Python 3.9 compatible.
-"""The update plan, from every node's one read (node_facts: macos, updates, volumes, filevault) and its owner check
+"""The update plan, from every node's one read (node_facts: macos, updates, volumes) and its owner check
 (macops.cluster.macos_update_owner). Nothing here connects anywhere: problems come back, the role stops on errors
 before any node changes.
 
@@ -38,7 +38,7 @@ def _major(text):
 
 
 def macos_updates(facts):
-    """The macOS updates a node offers (items whose title starts with macOS and that restart)."""
+    """The macOS updates a node offers (items whose title, else label, starts with macOS)."""
     return [u for u in facts.get("updates") or [] if str(u.get("title") or u.get("label") or "").startswith("macOS")]
 
 
