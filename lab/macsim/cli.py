@@ -23,6 +23,7 @@ disk-full HOST SIZE  the boot volume is full (SIZE free bytes, e.g. 0 or 500M)
 wired-reset HOST     iogpu.wired_limit_mb back to 0
 filevault-on HOST    FileVault on: reboots wait at the unlock screen (`fault up` unlocks)
                      unless started with `fdesetup authrestart`
+authrestart-unsupported HOST  fdesetup supportsauthrestart says false (authrestart refuses)
 filevault-pending HOST  FileVault "will be enabled after the next restart": that restart
                      waits at the unlock screen (authrestart cannot skip it), then it is on
 slow-boot HOST S     the host's next boots take S seconds
@@ -103,6 +104,10 @@ def _parser():
     offer.add_argument("build")
     offer.add_argument("hosts", nargs="*")
     offer.add_argument("--seconds", type=float, help="how long an install downloads and prepares (the update time U)")
+    running = sub.add_parser("macos", help="HOSTs (default all) run macOS VERSION (BUILD), no macOS update offered")
+    running.add_argument("version")
+    running.add_argument("build")
+    running.add_argument("hosts", nargs="*")
     fault = sub.add_parser("fault", help="inject a fault", formatter_class=argparse.RawDescriptionHelpFormatter,
                            epilog=FAULT_HELP)
     fault.add_argument("kind", choices=sorted(faults.KINDS))
@@ -172,6 +177,10 @@ def main(argv=None):
             from .faults_settings import offer_update
             hosts = args.hosts or [h["name"] for h in labmod.load(paths)["hosts"]]
             print(offer_update(paths, hosts, args.version, args.build, args.seconds))
+        elif args.verb == "macos":
+            from .faults_settings import run_macos
+            hosts = args.hosts or [h["name"] for h in labmod.load(paths)["hosts"]]
+            print(run_macos(paths, hosts, args.version, args.build))
         elif args.verb == "fault":
             print(faults.apply(paths, args.kind, args.args))
         return 0

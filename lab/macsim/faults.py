@@ -267,6 +267,16 @@ def fault_filevault_pending(paths, host):
     return "%s: FileVault pending (enabled at the next restart, which stops at the unlock screen)" % host
 
 
+def fault_authrestart_unsupported(paths, host):
+    """`fdesetup supportsauthrestart` says false and authrestart refuses: with FileVault on, every restart stops at
+    the unlock screen."""
+    with _edit_state(paths, host) as state:
+        saved = state["faults"].get("authrestart_unsupported", False)
+        state["faults"]["authrestart_unsupported"] = True
+    _record(paths, "authrestart-unsupported", [host], saved)
+    return "%s: fdesetup supportsauthrestart false" % host
+
+
 def fault_ssd(paths, host, receptacle):
     """An external SSD (what owners plug in to hold the models) on a free Thunderbolt port: the
     shim lists it under that port's bus as real Macs do, a device without a domain UUID."""
@@ -390,6 +400,9 @@ def fault_clear(paths):
         elif kind == "no-return":
             with _edit_state(paths, host) as state:
                 state["boot"]["no_return"] = False
+        elif kind == "authrestart-unsupported":
+            with _edit_state(paths, host) as state:
+                state["faults"]["authrestart_unsupported"] = saved
         elif kind in ("filevault-on", "filevault-pending"):
             with _edit_state(paths, host) as state:
                 state["filevault"] = saved
@@ -420,7 +433,8 @@ KINDS = {
     "build": (2, fault_build), "bridge-on": (1, fault_bridge_on),
     "no-return": (1, fault_no_return), "down": (1, fault_down), "up": (1, fault_up),
     "disk-full": (2, fault_disk_full), "wired-reset": (1, fault_wired_reset), "clear": (0, fault_clear),
-    "filevault-on": (1, fault_filevault_on), "filevault-pending": (1, fault_filevault_pending),
+    "filevault-on": (1, fault_filevault_on), "authrestart-unsupported": (1, fault_authrestart_unsupported),
+    "filevault-pending": (1, fault_filevault_pending),
     "slow-boot": (2, fault_slow_boot), "ssd": (2, fault_ssd), "hang": (1, fault_hang),
 }
 KINDS.update(faults_settings.KINDS)

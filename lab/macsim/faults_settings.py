@@ -79,6 +79,19 @@ def offer_update(paths, hosts, version, build, seconds=None):
     return "%s: softwareupdate offers macOS %s (%s)" % (", ".join(hosts), version, build)
 
 
+def run_macos(paths, hosts, version, build):
+    """`maclab macos`: each host runs macOS VERSION (BUILD), as after a restore: no macOS update offered or staged
+    (a test starts from a known build whatever ran before)."""
+    major, minor = (version.split(".") + ["0"])[:2]
+    for host in hosts:
+        with edit_state(paths, host) as state:
+            state["os"] = {"version": version, "build": build, "darwin": "%d.%s.0" % (int(major) - 1, minor)}
+            state.pop("staged_update", None)
+            state["pending_updates"] = [u for u in state.get("pending_updates", [])
+                                        if not u.get("title", "").startswith("macOS ")]
+    return "%s: macOS %s (%s), no macOS update offered" % (", ".join(hosts), version, build)
+
+
 def fault_update_hang(paths, host):
     """HOST's next macOS install stops after `Downloaded:` and never restarts (super#217); a restart boots the new
     build."""

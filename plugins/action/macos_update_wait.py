@@ -2,14 +2,16 @@
 # Copyright: macops.cluster contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Action plugin for macops.cluster.macos_update_wait: follow a node's macOS install (the progress file
-macops.cluster.macos_update_install writes), wait for its restart into the new build, and restart a node that sits
-after its download without restarting (documentation: plugins/modules/macos_update_wait.py)."""
+macops.cluster.macos_update_install's detached process writes), wait for its restart into the new build, restart a
+node that sits after its download without restarting, and stop an install that does not move (documentation:
+plugins/modules/macos_update_wait.py)."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
 import json
+import plistlib
 import time
 from shlex import quote
 
@@ -21,15 +23,25 @@ display = Display()
 
 ARGUMENT_SPEC = dict(
     progress_file=dict(type="str", required=True),
+    label=dict(type="str", required=True),
+    started_at=dict(type="float", required=True),
+    pid=dict(type="int", required=True),
     boot_session=dict(type="str", required=True),
     build=dict(type="str", required=True),
     deadline=dict(type="int", default=3600),
+    stall_timeout=dict(type="int", default=1200),
     restart_timeout=dict(type="int", default=900),
     interval=dict(type="float", default=5.0),
+    filevault=dict(type="bool", default=False),
+    owner=dict(type="str"),
+    password=dict(type="str", no_log=True),
     boot_command=dict(type="str", default="/usr/sbin/sysctl -n kern.bootsessionuuid"),
     build_command=dict(type="str", default="/usr/bin/sw_vers -buildVersion"),
     restart_command=dict(type="str", default="/sbin/shutdown -r now"),
+    authrestart_command=dict(type="str", default="/usr/bin/fdesetup authrestart -delayminutes 0 -inputplist"),
 )
+# `kill -0`'s exit status for a process that is gone (shell builtin, macOS and Linux alike).
+GONE = 1
 
 
 def progress_text(progress):
@@ -45,15 +57,48 @@ def progress_text(progress):
     return "finding the update"
 
 
+def this_install(progress, label, started_at):
+    """The progress document when it is this install's (its label and start), else None (a stale file)."""
+    if not isinstance(progress, dict) or progress.get("label") != label:
+        return None
+    try:
+        return progress if abs(float(progress.get("started_at")) - started_at) < 0.001 else None
+    except (TypeError, ValueError):
+        return None
+
+
+def credentials_plist(owner, password):
+    """fdesetup's -inputplist document (Username, Password), for its stdin only."""
+    return plistlib.dumps({"Username": owner, "Password": password}).decode("utf-8")
+
+
+class Follower(object):
+    """What the wait has seen of one install: its last progress, when it last moved, whether its download is done."""
+
+    def __init__(self, started):
+        self.started = started
+        self.moved = started
+        self.key = None
+        self.shown = None
+        self.downloaded = False
+        self.gone = 0  # consecutive looks that found the following process gone
+
+    def saw(self, progress, now):
+        key = (progress.get("phase"), progress.get("percent"), progress.get("downloaded"), progress.get("finished"))
+        if key != self.key:
+            self.key, self.moved = key, now
+        self.downloaded = self.downloaded or bool(progress.get("downloaded"))
+
+
 class ActionModule(ActionBase):
     TRANSFERS_FILES = False
     _supports_check_mode = True
     _supports_async = False
 
-    def _ask(self, command, sudoable=False):
+    def _ask(self, command, sudoable=False, in_data=None):
         """(rc, stdout) of a raw command on the node; (None, error) when the node does not answer."""
         try:
-            found = self._low_level_execute_command(command, sudoable=sudoable)
+            found = self._low_level_execute_command(command, sudoable=sudoable, in_data=in_data)
         except (AnsibleConnectionFailure, AnsibleError) as error:
             try:
                 self._connection.reset()
@@ -64,62 +109,93 @@ class ActionModule(ActionBase):
             return None, (found.get("stderr") or "ssh failed").strip()
         return found.get("rc"), (found.get("stdout") or "").strip()
 
-    def _progress(self, path):
-        rc, stdout = self._ask("cat %s" % quote(path))
+    def _progress(self, args):
+        rc, stdout = self._ask("cat %s" % quote(args["progress_file"]))
         if rc != 0:
             return None
         try:
-            return json.loads(stdout)
+            return this_install(json.loads(stdout), args["label"], args["started_at"])
         except ValueError:
             return None
+
+    def _restart(self, args, host):
+        if args["filevault"]:
+            display.warning("%s did not restart within %d s of its install, its download done: restarting it with "
+                            "FileVault's authenticated restart" % (host, args["deadline"]))
+            return self._ask(args["authrestart_command"], sudoable=True,
+                             in_data=credentials_plist(args["owner"], args["password"]))
+        display.warning("%s did not restart within %d s of its install, its download done: restarting it (%s)" % (
+            host, args["deadline"], args["restart_command"]))
+        return self._ask(args["restart_command"], sudoable=True)
+
+    def _stop(self, args):
+        """End the install's process group (softwareupdate with it), so that it cannot restart the node later."""
+        self._ask("kill -TERM -- -%d 2>/dev/null || kill -TERM %d" % (args["pid"], args["pid"]), sudoable=True)
 
     def run(self, tmp=None, task_vars=None):
         result = super(ActionModule, self).run(tmp, task_vars)
         args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)[1]
         if self._play_context.check_mode:
-            result.update(changed=True, rebooted=True, build=args["build"], restarted_by_deadline=False)
+            result.update(changed=True, rebooted=True, build=args["build"], restarted_by_deadline=False,
+                          reachable=True)
             return result
-        host = task_vars.get("inventory_hostname", "?")
-        started = time.time()
-        restarted_at, shown, last_error, seen = None, None, "", False
+        if args["filevault"] and not (args["owner"] and args["password"]):
+            raise AnsibleError("macos_update_wait: filevault needs owner and password (for fdesetup authrestart)")
+        return self._follow(args, task_vars.get("inventory_hostname", "?"), result)
+
+    def _follow(self, args, host, result):
+        seen = Follower(time.time())
+        restarted_at, last_error, warned = None, "", False
+
+        def failed(message, **extra):
+            result.update(dict({"failed": True, "changed": False, "rebooted": False, "reachable": True,
+                                "restarted_by_deadline": restarted_at is not None, "msg": message}, **extra))
+            return result
+
         while True:
+            now = time.time()
             rc, boot = self._ask(args["boot_command"])
             if rc == 0 and boot and boot != args["boot_session"]:
                 rc, build = self._ask(args["build_command"])
                 if rc == 0 and build:
-                    result.update(changed=True, rebooted=True, build=build, restarted_by_deadline=restarted_at is not None,
-                                  waited=round(time.time() - started, 1))
+                    result.update(changed=True, rebooted=True, build=build, reachable=True,
+                                  restarted_by_deadline=restarted_at is not None, waited=round(now - seen.started, 1))
                     if build != args["build"]:
                         result.update(failed=True, msg="it restarted on build %s, not %s" % (build, args["build"]))
                     return result
             elif rc is None:
                 last_error = boot
             elif restarted_at is None:
-                progress = self._progress(args["progress_file"])
-                seen = seen or progress is not None
-                line = progress_text(progress)
-                if line and line != shown:
-                    display.display("%s: %s" % (host, line))
-                    shown = line
-                if isinstance(progress, dict) and progress.get("finished") and (progress.get("error") or progress.get("rc")):
-                    result.update(failed=True, changed=False, rebooted=False, restarted_by_deadline=False,
-                                  msg="softwareupdate stopped without restarting: %s" % (
-                                      progress.get("error") or progress.get("last") or "exit status %s" % progress.get("rc")))
-                    return result
-            now = time.time()
-            if restarted_at is None and now - started > args["deadline"] and not seen:
-                # No line from softwareupdate at all: the install never started, and a restart would cure nothing.
-                result.update(failed=True, changed=False, rebooted=False, restarted_by_deadline=False,
-                              msg="no progress from the install within %d s: it never started (%s)" % (
-                                  args["deadline"], args["progress_file"]))
-                return result
-            if restarted_at is None and now - started > args["deadline"]:
-                display.warning("%s did not restart within %d s of its install: restarting it (%s)" % (
-                    host, args["deadline"], args["restart_command"]))
-                self._ask(args["restart_command"], sudoable=True)
+                progress = self._progress(args)
+                if progress is not None:
+                    seen.saw(progress, now)
+                    line = progress_text(progress)
+                    if line and line != seen.shown:
+                        display.display("%s: %s" % (host, line))
+                        seen.shown = line
+                    if progress.get("finished") and (progress.get("error") or progress.get("rc")):
+                        return failed("softwareupdate stopped without restarting: %s" % (
+                            progress.get("error") or progress.get("last") or "exit status %s" % progress.get("rc")))
+                if not (progress or {}).get("finished"):
+                    alive = self._ask("kill -0 %d" % args["pid"], sudoable=True)[0]
+                    seen.gone = seen.gone + 1 if alive == GONE else 0
+                    if seen.gone >= 2 and not seen.downloaded:
+                        return failed("the process that runs softwareupdate (pid %d) ended without a result; the "
+                                      "node keeps its build" % args["pid"])
+            if restarted_at is None and seen.downloaded and now - seen.started > args["deadline"]:
+                self._restart(args, host)
                 restarted_at = now
+            elif restarted_at is None and not seen.downloaded and now - seen.moved > args["stall_timeout"]:
+                self._stop(args)
+                return failed("no progress from the install for %d s (%s); update-macos.yml stopped it and the node "
+                              "keeps its build" % (args["stall_timeout"], seen.shown or "it never started"),
+                              code="macos_update_stalled", reachable=rc is not None)
+            elif restarted_at is None and not seen.downloaded and now - seen.started > args["deadline"] and not warned:
+                display.warning("%s is past its deadline (%d s) and still downloading (%s): a restart would lose the "
+                                "download, so the wait goes on while it moves" % (host, args["deadline"], seen.shown))
+                warned = True
             if restarted_at is not None and now - restarted_at > args["restart_timeout"]:
-                result.update(failed=True, changed=False, rebooted=False, restarted_by_deadline=True,
+                result.update(failed=True, changed=False, rebooted=False, restarted_by_deadline=True, reachable=False,
                               msg="it did not come back within %d s of its restart%s" % (
                                   args["restart_timeout"], "; last error: %s" % last_error if last_error else ""))
                 return result

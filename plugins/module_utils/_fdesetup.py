@@ -70,3 +70,9 @@ def parse_status(text):
     else:
         raise ParseError(COMMAND, "no `FileVault is On/Off` or `Deferred enablement` line in %r" % status[:200])
     return {"on": state != OFF, "state": state, "status": status}
+
+
+def parse_supports_authrestart(text):
+    """``fdesetup supportsauthrestart`` prints ``true`` or ``false``: True or False; anything else None (unknown)."""
+    answer = (text or "").strip().lower()
+    return {"true": True, "false": False}.get(answer)

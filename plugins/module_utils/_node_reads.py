@@ -14,7 +14,7 @@ import plistlib
 from xml.parsers.expat import ExpatError
 
 from ansible_collections.macops.cluster.plugins.module_utils import _module_commands as commands
-from ansible_collections.macops.cluster.plugins.module_utils import _lsof, _pmset, _rdma_facts, _vm_stat
+from ansible_collections.macops.cluster.plugins.module_utils import _launchctl_disabled, _lsof, _pmset, _rdma_facts, _vm_stat
 from ansible_collections.macops.cluster.plugins.module_utils._exo_health import launchdaemon_settings
 from ansible_collections.macops.cluster.plugins.module_utils._exo_probe import ask_peers, read_health
 from ansible_collections.macops.cluster.plugins.module_utils._mac_facts import build_mac
@@ -132,6 +132,14 @@ def read_launchd(module, reads):
             reads.output(key)  # fails the module with launchctl's own message
         loaded[label] = rc == 0
     return loaded
+
+
+def read_launchd_disabled(module, reads):
+    """The labels of launchd_labels that `launchctl disable` keeps from loading at boot."""
+    if not module.params["launchd_labels"]:
+        return []
+    overrides = commands.parse(module, _launchctl_disabled.parse_print_disabled, reads.output("print_disabled"))
+    return [label for label in module.params["launchd_labels"] if overrides.get(label)]
 
 
 def read_wired_limit(module, reads):
@@ -372,8 +380,11 @@ def plan_reads(module, groups):
         reads.add(("df", path), [need(module, "df"), "-k", path])
     if "filevault" in groups:
         reads.add("fdesetup", [need(module, "fdesetup"), "status"])
+        reads.add("authrestart", [need(module, "fdesetup"), "supportsauthrestart"])
     for label in params["launchd_labels"] if "launchd" in groups else []:
         reads.add(("launchd", label), [need(module, "launchctl"), "print", "system/" + label])
+    if "launchd" in groups and params["launchd_labels"]:
+        reads.add("print_disabled", [need(module, "launchctl"), "print-disabled", "system"])
     if "boot" in groups:
         reads.add("boot", [need(module, "sysctl"), "-n", "kern.bootsessionuuid"])
     if "wired_limit" in groups:

@@ -37,17 +37,36 @@ UPDATE_CODES = {
         "password lets softwareupdate install. Nothing was changed.",
         "Name an administrator that owns the volume on every node (the first account made on a Mac does), or "
         "give that account a secure token and volume ownership."),
-    "macos_update_password_wrong": registry_entry(
+    "macos_update_password_unverified": registry_entry(
+        WARNING, "update",
+        "diskutil apfs unlockVolume -verify did not accept macos_update_owner_password on a node. The check's form "
+        "is not confirmed on every macOS version, so the run goes on: a wrong password makes the canary's install "
+        "fail to authenticate, and no other node installs.",
+        "Put the owner's current password in the vault (or the AWX credential); if it is right, nothing to do."),
+    "macos_update_filevault_unlock": registry_entry(
         ERROR, "update",
-        "macos_update_owner_password is not the owner's password on a node (diskutil apfs unlockVolume -verify "
-        "refused it). Nothing was changed.",
-        "Put the owner's current password in the vault (or the AWX credential) and run again."),
+        "FileVault on a node would stop its update's restart at the unlock screen, with no SSH: FileVault is on "
+        "and fdesetup supportsauthrestart says false, or FileVault turns on at the next restart. Nothing was "
+        "changed.",
+        "Turn FileVault off on that node (System Settings > Privacy & Security > FileVault), or finish turning it "
+        "on (restart it once with someone at the Mac), then run again."),
     "macos_update_failed": registry_entry(
         ERROR, "update",
         "A node's install failed (softwareupdate's error line, or not on the target build after its restart). The "
         "nodes not yet updated were left untouched; what was served runs again where the builds still match.",
         "Read the message (softwareupdate's own error line), fix it on that node (a password, disk space, a "
         "restart) and run update-macos.yml again: nodes already on the target build are left alone."),
+    "macos_update_stalled": registry_entry(
+        ERROR, "update",
+        "A node's install showed no progress for macos_update_stall_timeout seconds before its download finished "
+        "(or never started), so update-macos.yml stopped it; the node still runs its old build.",
+        "Check the node's network and softwareupdate (`softwareupdate --list` on it); restart it if softwareupdated "
+        "hangs (from macOS 14.4 only a restart cures it), then run again."),
+    "macos_update_settings_failed": registry_entry(
+        ERROR, "update",
+        "After the update, setting again what a macOS update can reset (power, the wired limit, the Thunderbolt "
+        "network services, the pf anchor: site.yml's roles) failed on a node. Every node runs the new build.",
+        "Read the message, fix what it names and run site.yml: it sets them all again."),
     "macos_update_restarted_by_deadline": registry_entry(
         WARNING, "update",
         "A node's install did not restart within macos_update_deadline (an install at the login window can sit at "

@@ -134,10 +134,12 @@ options:
     description:
       - update-macos.yml's run, for its section - C(check_mode), C(plan) (the P(macops.cluster.macos_update_plan#filter)
         plan), C(results) (per node, M(macops.cluster.macos_update_wait)'s result or the recorded failure), C(times)
-        (epoch seconds C(started), C(installing), C(installed), C(done)), C(serving) (the served model's rank 0
+        (epoch seconds C(started), C(installing), C(installed), C(done)), C(settings) (per node, the error of setting
+        again what an update resets, or null), C(serving) (the served model's rank 0
         configuration, or null) and C(serve_answer) (the endpoint's answer after the update).
       - The section shows each node's old and new build, its outcome and wait, the times per phase and where the
-        cluster stands after a failure (C(macos_update_failed)); a node restarted by the deadline adds
+        cluster stands after a failure (C(macos_update_failed), C(macos_update_stalled), C(macos_update_settings_failed));
+        a node restarted by the deadline adds
         C(macos_update_restarted_by_deadline). Empty, no update section.
     type: dict
   benchmark:

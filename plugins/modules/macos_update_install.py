@@ -10,19 +10,22 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 ---
 module: macos_update_install
-short_description: Install a macOS update over SSH with a volume owner's password on stdin, writing its progress
+short_description: Start a macOS update over SSH with a volume owner's password on stdin, its progress written
 version_added: 0.2.0
 description:
-  - Runs C(softwareupdate --install LABEL --restart --agree-to-license --user OWNER --stdinpass) as root, the
-    password on its stdin only (never in argv, where macOS 12's form C(--stdinpass PASSWORD) put it), as the update
-    tools deployed on Apple silicon do from macOS 13 through 26 without anyone at the Mac.
-  - Writes each line's meaning to O(progress_file) (JSON with C(percent), C(phase) of C(finding), C(downloading),
-    C(preparing) or C(downloaded), C(error), C(last), C(finished), C(rc)) so that M(macops.cluster.macos_update_wait)
-    can show it while the job runs. softwareupdate prints C(Downloading) lines with a percentage (the first 60 %
-    download, the rest prepare), then C(Downloaded) and the title, and the Mac restarts right after.
-  - Run it with C(async) and C(poll 0), since the restart ends the connection (and, on a Mac, often the job).
-  - Fails with softwareupdate's own error line (C(Failed to authenticate), C(No such update), C(Not enough free disk
-    space), ...) when the install stops before the restart.
+  - Starts C(softwareupdate --install LABEL --restart --agree-to-license --user OWNER --stdinpass) as root in a
+    process of its own (a new session, detached from the SSH connection the restart ends), gives it the password on
+    its stdin only (never in argv, where macOS 12's form C(--stdinpass PASSWORD) put it), and returns at once, as
+    the update tools deployed on Apple silicon do from macOS 13 through 26 without anyone at the Mac.
+  - With a user logged in at the Mac's screen (the owner of C(/dev/console) is not root), it runs through
+    C(launchctl asuser UID), in that user's context; run outside it, softwareupdate never ends.
+  - The detached process writes each line's meaning to O(progress_file) (JSON with C(label), C(started_at),
+    C(pid), C(percent), C(phase) of C(finding), C(downloading), C(preparing) or C(downloaded), C(error), C(last),
+    C(finished), C(rc)); M(macops.cluster.macos_update_wait) follows it. softwareupdate prints C(Downloading) lines
+    with a percentage (the first 60 % download, the rest prepare), then C(Downloaded) and the title, and the Mac
+    restarts right after.
+  - Not an C(async) task on purpose. An async job's module file, arguments included, stays on the node until
+    the job ends, and a restart ends it first. Here Ansible removes the module file when the module returns.
 author: macops.cluster team (@macops)
 extends_documentation_fragment:
   - macops.cluster.attributes
@@ -51,31 +54,34 @@ seealso:
 """
 
 EXAMPLES = r"""
-- name: Install the planned update
+- name: Start the planned update
   macops.cluster.macos_update_install:
     label: macOS Tahoe 26.3-25D60
     owner: "{{ macos_update_owner }}"
     password: "{{ macos_update_owner_password }}"
     progress_file: /Library/Application Support/macops/update/progress.json
   become: true
-  async: 5400
-  poll: 0
+  no_log: true
   register: __install
 """
 
 RETURN = r"""
-downloaded:
-  description: softwareupdate printed C(Downloaded:) (the restart follows).
+pid:
+  description: The detached process that runs softwareupdate and writes the progress (its process group too).
   returned: success
-  type: bool
-phase:
-  description: The last phase seen (C(finding), C(downloading), C(preparing), C(downloaded)).
-  returned: always
+  type: int
+started_at:
+  description: When it started (epoch seconds), as the progress file records it.
+  returned: success
+  type: float
+boot_session:
+  description: C(kern.bootsessionuuid) read right before the start; a restart makes a new one.
+  returned: success
   type: str
-last:
-  description: softwareupdate's last line.
-  returned: always
-  type: str
+console_uid:
+  description: The logged-in console user's uid the install runs as (C(launchctl asuser)), null at the login window.
+  returned: success
+  type: int
 """
 
 import json
@@ -96,31 +102,83 @@ def write_progress(path, document):
     os.rename(temporary, path)
 
 
+def console_uid(device="/dev/console"):
+    """The uid of the user logged in at the Mac's screen; None at the login window (root owns the console)."""
+    try:
+        uid = os.stat(device).st_uid
+    except OSError:
+        return None
+    return uid if uid != 0 else None
+
+
+def install_argv(softwareupdate, launchctl, label, owner, uid):
+    """softwareupdate's argv, through `launchctl asuser UID` when a user is logged in at the screen."""
+    argv = [softwareupdate, "--install", label, "--restart", "--agree-to-license", "--user", owner, "--stdinpass"]
+    return [launchctl, "asuser", str(uid)] + argv if uid is not None else argv
+
+
+def follow_install(argv, password, progress_file, label, started):
+    """In the detached process: run softwareupdate, the password on its stdin, and record every line's meaning."""
+    document = {"label": label, "started_at": started, "pid": os.getpid()}
+
+    def progress(text, **final):
+        write_progress(progress_file, dict(_softwareupdate.parse_install(text), updated_at=time.time(),
+                                           finished=bool(final), **dict(document, **final)))
+
+    try:
+        rc, text = commands.follow(argv, password + "\n", progress)
+    except OSError as error:
+        rc, text = 127, "%s: %s\n" % (argv[0], error)
+    progress(text, rc=rc)
+
+
+def start_detached(argv, password, progress_file, label, started):
+    """Fork a process in a session of its own that follows the install; its pid once its first progress is written.
+    The module returns then, and Ansible removes the module's file (the password in it) from the node."""
+    ready, signal = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the follower: no stdin, stdout or stderr of the module's, so SSH does not wait for it
+        try:
+            os.close(ready)
+            os.setsid()
+            null = os.open(os.devnull, os.O_RDWR)
+            for descriptor in (0, 1, 2):
+                os.dup2(null, descriptor)
+            write_progress(progress_file, {"label": label, "started_at": started, "pid": os.getpid(),
+                                           "phase": "finding", "percent": None, "downloaded": False, "error": None,
+                                           "last": None, "finished": False, "updated_at": time.time()})
+            os.write(signal, b"started")
+            os.close(signal)
+            follow_install(argv, password, progress_file, label, started)
+        finally:
+            os._exit(0)  # never back into the module: Ansible's wrapper cleans up in the parent only
+    os.close(signal)
+    answer = os.read(ready, 16)
+    os.close(ready)
+    os.waitpid(pid, os.WNOHANG)
+    return pid if answer == b"started" else None
+
+
 def install(module):
     params = module.params
     if module.check_mode:
-        return {"changed": True, "downloaded": False, "phase": "finding", "last": None,
+        return {"changed": True, "pid": None, "started_at": None, "boot_session": None, "console_uid": None,
                 "msg": "would install %s" % params["label"]}
     softwareupdate = commands.require_command(module, "softwareupdate")
-    os.makedirs(os.path.dirname(params["progress_file"]), exist_ok=True)
-    argv = [softwareupdate, "--install", params["label"], "--restart", "--agree-to-license", "--user", params["owner"],
-            "--stdinpass"]
+    boot = commands.run(module, [commands.require_command(module, "sysctl"), "-n", "kern.bootsessionuuid"]).strip()
+    uid = console_uid()
+    argv = install_argv(softwareupdate, commands.require_command(module, "launchctl") if uid is not None else None,
+                        params["label"], params["owner"], uid)
+    directory = os.path.dirname(params["progress_file"])
+    if not os.path.isdir(directory):
+        os.makedirs(directory)
     started = time.time()
-
-    def progress(text):
-        write_progress(params["progress_file"], dict(_softwareupdate.parse_install(text), label=params["label"],
-                                                     started_at=started, updated_at=time.time(), finished=False))
-
-    rc, text = commands.follow(argv, params["password"] + "\n", progress)
-    found = _softwareupdate.parse_install(text)
-    write_progress(params["progress_file"], dict(found, label=params["label"], started_at=started,
-                                                 updated_at=time.time(), finished=True, rc=rc))
-    result = {"changed": True, "downloaded": found["downloaded"], "phase": found["phase"], "last": found["last"],
-              "rc": rc}
-    if rc != 0 or found["error"]:
-        module.fail_json(msg="softwareupdate --install %s failed (exit status %d): %s" % (
-            params["label"], rc, found["error"] or found["last"] or "no output"), **result)
-    return result
+    pid = start_detached(argv, params["password"], params["progress_file"], params["label"], started)
+    if pid is None:
+        module.fail_json(msg="the process to follow softwareupdate --install %s did not start" % params["label"])
+    return {"changed": True, "pid": pid, "started_at": started, "boot_session": boot, "console_uid": uid,
+            "msg": "started softwareupdate --install %s%s" % (
+                params["label"], " as uid %d (launchctl asuser)" % uid if uid is not None else "")}
 
 
 def main():

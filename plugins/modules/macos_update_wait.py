@@ -13,15 +13,20 @@ module: macos_update_wait
 short_description: Follow a Mac's macOS install and wait for its restart into the new build
 version_added: 0.2.0
 description:
-  - Runs on the controller (an action plugin). While the node's install runs (M(macops.cluster.macos_update_install)
-    started with C(async)), shows its progress file whenever it moves (C(downloading 53 %), C(preparing 75 %)).
+  - Runs on the controller (an action plugin). While the node's install runs (started by
+    M(macops.cluster.macos_update_install)), shows its progress file whenever it moves (C(downloading 53 %),
+    C(preparing 75 %)). Only a progress file of this install counts (its C(label) and C(started_at)).
   - Done when the node answers with a new boot session (C(kern.bootsessionuuid) other than O(boot_session)) and
     C(sw_vers -buildVersion) says O(build); fails when it says another build.
-  - Fails at once when softwareupdate stopped before the restart (its error line, such as C(Failed to authenticate)).
-  - A node that has not restarted O(deadline) seconds after its install began (an install at the login window can
-    sit at a progress bar) is restarted with O(restart_command), then waited for O(restart_timeout) seconds more;
-    RV(restarted_by_deadline) says so. A node whose install never wrote its progress file by then is not restarted,
-    and the wait fails, as a restart would cure nothing.
+  - Fails at once when softwareupdate stopped before the restart (its error line, such as C(Failed to authenticate)),
+    or when the process that follows it (O(pid)) is gone with no result and no download done.
+  - A node that printed C(Downloaded) and has not restarted O(deadline) seconds after its install began (an install
+    at the login window can sit at a progress bar) is restarted, with C(fdesetup authrestart) where O(filevault)
+    (the password on its stdin, as a plist), else with O(restart_command); then it gets O(restart_timeout) seconds to
+    come back. RV(restarted_by_deadline) says so. A download still moving is never restarted (that would lose it).
+  - An install that shows no progress for O(stall_timeout) seconds before its download is done (or never starts)
+    is stopped (its process group ended) and the wait fails with RV(code) C(macos_update_stalled); the node keeps
+    its old build.
 author: macops.cluster team (@macops)
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
@@ -40,8 +45,21 @@ options:
     description: The progress file M(macops.cluster.macos_update_install) writes.
     type: str
     required: true
+  label:
+    description: The label being installed; a progress file for another label is not this install's.
+    type: str
+    required: true
+  started_at:
+    description: M(macops.cluster.macos_update_install)'s RV(macops.cluster.macos_update_install#module:started_at).
+    type: float
+    required: true
+  pid:
+    description: M(macops.cluster.macos_update_install)'s RV(macops.cluster.macos_update_install#module:pid), the
+      process that follows softwareupdate (and its process group).
+    type: int
+    required: true
   boot_session:
-    description: The node's C(kern.bootsessionuuid) before its install (M(macops.cluster.node_facts)' C(boot)).
+    description: The node's C(kern.bootsessionuuid) right before its install (the install module reads it).
     type: str
     required: true
   build:
@@ -49,9 +67,14 @@ options:
     type: str
     required: true
   deadline:
-    description: Seconds from the start of the wait until a node that has not restarted is restarted.
+    description: Seconds from the start of the wait after which a node that has printed C(Downloaded) and has not
+      restarted is restarted.
     type: int
     default: 3600
+  stall_timeout:
+    description: Seconds without any progress, before the download is done, after which the install is stopped.
+    type: int
+    default: 1200
   restart_timeout:
     description: Seconds a node restarted by the deadline gets to come back.
     type: int
@@ -60,6 +83,16 @@ options:
     description: Seconds between two looks at the node.
     type: float
     default: 5.0
+  filevault:
+    description: FileVault is on, so a restart must be an authenticated one (C(fdesetup authrestart)).
+    type: bool
+    default: false
+  owner:
+    description: The volume owner's account name, for C(fdesetup authrestart) (with O(filevault)).
+    type: str
+  password:
+    description: Its password, given to C(fdesetup authrestart -inputplist) on stdin (with O(filevault)).
+    type: str
   boot_command:
     description: The command that prints the boot session.
     type: str
@@ -69,9 +102,14 @@ options:
     type: str
     default: /usr/bin/sw_vers -buildVersion
   restart_command:
-    description: The command that restarts a node that did not (run with become).
+    description: The command that restarts a node without FileVault (run with become).
     type: str
     default: /sbin/shutdown -r now
+  authrestart_command:
+    description: The command that restarts a node with FileVault on; it reads the C(-inputplist) document (made of
+      O(owner) and the option after it) on stdin.
+    type: str
+    default: /usr/bin/fdesetup authrestart -delayminutes 0 -inputplist
 seealso:
   - module: macops.cluster.macos_update_install
 """
@@ -80,7 +118,10 @@ EXAMPLES = r"""
 - name: Wait for the node to restart into the new build
   macops.cluster.macos_update_wait:
     progress_file: /Library/Application Support/macops/update/progress.json
-    boot_session: "{{ __facts['boot_session'] }}"
+    label: macOS Tahoe 26.3-25D60
+    started_at: "{{ __install['started_at'] }}"
+    pid: "{{ __install['pid'] }}"
+    boot_session: "{{ __install['boot_session'] }}"
     build: 25D60
     deadline: 3600
   become: true
@@ -99,6 +140,14 @@ restarted_by_deadline:
   description: The node was restarted because it had not restarted by O(deadline).
   returned: always
   type: bool
+reachable:
+  description: The node answers (false when it did not come back).
+  returned: always
+  type: bool
+code:
+  description: C(macos_update_stalled) when the wait stopped an install that did not move.
+  returned: when it stopped one
+  type: str
 waited:
   description: Seconds from the start of the wait until the node was back on its build.
   returned: when it came back

@@ -21,9 +21,10 @@ description:
     C(sw_vers) runs only when that (whose keys are unconfirmed) lacks them, after system_profiler;
     its answer then also fills C(mac.macos_version) and C(mac.macos_build). Without C(mac),
     C(sw_vers) runs with the other reads.
-  - C(disk) runs C(df -k) once per path in O(volumes); C(filevault) runs C(fdesetup status);
+  - C(disk) runs C(df -k) once per path in O(volumes); C(filevault) runs C(fdesetup status) and
+    C(fdesetup supportsauthrestart);
     C(launchd) runs C(launchctl print system/LABEL) per label in O(launchd_labels) (exit status 0
-    is loaded); C(boot) reads C(kern.bootsessionuuid); C(wired_limit) reads the live
+    is loaded) and C(launchctl print-disabled system); C(boot) reads C(kern.bootsessionuuid); C(wired_limit) reads the live
     C(iogpu.wired_limit_mb) and the boot-time target the gpu_memory role's LaunchDaemon
     (O(wired_limit_plist)) sets; C(updates) runs C(softwareupdate --list) (slow, it asks Apple servers);
     C(user) returns the connecting user's name and home as the facts C(user_id) and C(user_dir).
@@ -282,9 +283,16 @@ volumes:
   type: dict
   sample: {"/": {"path": "/", "size_kib": 971350180, "free_kib": 650553916, "free_gb": 620.4}}
 filevault:
-  description: C(on) (the next boot stops at the unlock screen), C(state) (C(on), C(off), C(pending)) and C(status).
+  description: C(on) (the next boot stops at the unlock screen), C(state) (C(on), C(off), C(pending)), C(status),
+    and C(supports_authrestart) (fdesetup supportsauthrestart, true or false; null when it answers neither).
   returned: when C(filevault) is gathered
   type: dict
+launchd_disabled:
+  description: The labels of O(launchd_labels) that C(launchctl print-disabled system) lists as disabled (launchd
+    loads none of them at boot).
+  returned: when C(launchd) is gathered
+  type: list
+  elements: str
 launchd:
   description: Per label of O(launchd_labels), whether launchd has the job in the system domain.
   returned: when C(launchd) is gathered
@@ -420,6 +428,7 @@ from ansible_collections.macops.cluster.plugins.module_utils._node_reads import 
     read_exo,
     read_files,
     read_launchd,
+    read_launchd_disabled,
     read_one_command_groups,
     read_mac,
     read_macos,
@@ -495,8 +504,12 @@ def collect(module):
                                      "free_gb": _df.gib(volume["free_kib"]), "mounted_on": volume["mounted_on"]}
     if "filevault" in groups:
         node["filevault"] = commands.parse(module, _fdesetup.parse_status, reads.output("fdesetup"))
+        # Unknown (None) where fdesetup does not answer true or false: only a plan that needs it decides.
+        rc, stdout = reads.results["authrestart"][:2]
+        node["filevault"]["supports_authrestart"] = _fdesetup.parse_supports_authrestart(stdout) if rc == 0 else None
     if "launchd" in groups:
         node["launchd"] = read_launchd(module, reads)
+        node["launchd_disabled"] = read_launchd_disabled(module, reads)
     if "boot" in groups:
         node["boot_session"] = reads.output("boot").strip()
         if not node["boot_session"]:

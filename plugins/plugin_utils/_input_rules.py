@@ -595,6 +595,7 @@ def macos_update(params, context):
     """A password to give, time for an install, a version that parses (the password itself is never shown)."""
     found = _at_least(params, context, [("macos_update_deadline", 10, "seconds"),
                                         ("macos_update_restart_timeout", 60, "seconds"),
+                                        ("macos_update_stall_timeout", 10, "seconds"),
                                         ("macos_update_free_margin_gb", 0, "GB"),
                                         ("macos_update_poll_interval", 1, "seconds"),
                                         ("macos_update_serve_timeout", 10, "seconds")])

@@ -11,8 +11,12 @@ before any node changes.
 - **One build for all**: every node that installs must offer the same label (``<title>-<build>``): a staged rollout
   or a newer build that reached only some nodes would split the cluster's build, which RDMA, JACCL and exo need
   identical. A node already on the target build installs nothing (a second run changes nothing).
-- **Each node can take it**: free disk for the update plus ``free_margin_bytes``; the owner is a volume owner
-  there and its password verified.
+- **Each node can take it**: it offers the target's label itself (a node offered nothing, or another build,
+  would fail or install another build); free disk for the update plus ``free_margin_bytes``; the owner is a volume
+  owner there; where FileVault is on, ``fdesetup supportsauthrestart`` says an authenticated restart can unlock the
+  next boot (else the restart stops at the unlock screen with no SSH). The password check (``diskutil apfs
+  unlockVolume -verify``) is only a warning: its form is not confirmed on a Mac, and the canary's own "Failed to
+  authenticate" stops the run before any other node installs.
 - **Waves**: ``canary_parallel`` (one canary, then every other node together), ``rolling`` (one at a time) or
   ``parallel`` (all together), in play order, the canary first."""
 
@@ -97,8 +101,33 @@ def choose_target(facts_by_host, version):
             "title": update.get("title"), "size_bytes": update.get("size_bytes") or 0}, problems
 
 
-def _node_problems(host, facts, owner, target, margin):
-    problems = []
+def _offered_problem(host, facts, target):
+    labels = [u.get("label") for u in macos_updates(facts)]
+    if target["label"] in labels:
+        return []
+    running = facts.get("macos") or {}
+    return [problem("macos_update_not_offered", "%s runs macOS %s (%s) and does not offer %s (it offers %s)." % (
+        host, running.get("version"), running.get("build"), target["label"], ", ".join(labels) or "no macOS update"),
+        host=host, details={"offers": labels})]
+
+
+def _filevault_problem(host, facts):
+    """FileVault on needs an authenticated restart (softwareupdate's own, or the deadline's fdesetup authrestart)."""
+    filevault = facts.get("filevault") or {}
+    state = filevault.get("state")
+    if state == "pending":
+        why = ("FileVault turns on at its next restart (fdesetup status: %s), and that restart stops at the unlock "
+               "screen whatever restarts it" % filevault.get("status"))
+    elif state == "on" and filevault.get("supports_authrestart") is False:
+        why = "FileVault is on and fdesetup supportsauthrestart says false: its restart would stop at the unlock screen"
+    else:
+        return []
+    return [problem("macos_update_filevault_unlock", "%s: %s, with no SSH until someone types a password." % (
+        host, why), host=host, details={"filevault": state})]
+
+
+def _node_problems(host, facts, owner, target, margin, offered_checked):
+    problems = ([] if offered_checked else _offered_problem(host, facts, target)) + _filevault_problem(host, facts)
     free = _free_bytes(facts)
     need = int(target["size_bytes"]) + margin
     if free is not None and free < need:
@@ -112,9 +141,9 @@ def _node_problems(host, facts, owner, target, margin):
             host, owner.get("owner") or "the owner", owner.get("why") or "not among diskutil apfs listUsers / owners"),
             host=host, details={"guid": owner.get("guid")}))
     elif owner.get("password_ok") is False:
-        problems.append(problem("macos_update_password_wrong", "%s: the password given for %s is not its password "
-                                "there (diskutil apfs unlockVolume -verify refused it)." % (host, owner.get("owner")),
-                                host=host))
+        problems.append(problem("macos_update_password_unverified", "%s: diskutil apfs unlockVolume -verify did not "
+                                "accept the password given for %s; if it is wrong, the canary's install fails to "
+                                "authenticate and no other node installs." % (host, owner.get("owner")), host=host))
     return problems
 
 
@@ -141,7 +170,8 @@ def update_plan(facts_by_host, owners_by_host, settings):
     for host in order:
         macos = facts_by_host[host].get("macos") or {}
         plan["nodes"][host] = {"from_version": macos.get("version"), "from_build": macos.get("build"),
-                               "install": bool(target) and not _on_target(facts_by_host[host], target)}
+                               "install": bool(target) and not _on_target(facts_by_host[host], target),
+                               "filevault": bool((facts_by_host[host].get("filevault") or {}).get("on"))}
     if target is None:
         for host in order:
             plan["nodes"][host]["says"] = "%s: macOS %s (%s); no macOS update to install." % (
@@ -150,9 +180,11 @@ def update_plan(facts_by_host, owners_by_host, settings):
     plan["target"] = target
     installing = [h for h in order if plan["nodes"][h]["install"]]
     margin = int(float(settings.get("free_margin_gb") or 0) * GB)
+    # choose_target already named the nodes that do not offer an asked-for version.
+    named = set(p.get("host") for p in problems if p["code"] == "macos_update_not_offered")
     for host in installing:
         plan["problems"] += _node_problems(host, facts_by_host[host], (owners_by_host or {}).get(host), target,
-                                           margin)
+                                           margin, host in named)
     plan["waves"] = waves(installing, settings["strategy"], settings.get("canary"))
     for host in order:
         plan["nodes"][host]["says"] = _says(host, plan["nodes"][host], target, plan["waves"])
@@ -171,9 +203,10 @@ def _says(host, node, target, planned):
 def update_outcome(plan, results):
     """Where the cluster stands after the installs: ``updated`` (back on the target build), ``failed`` (its
     install or restart failed), ``untouched`` (planned, not started: a wave after a failure), ``current`` (on the
-    target already) and ``one_build`` (every node still runs the same build, so what was served may run again).
+    target already), ``unreachable`` (failed nodes that did not answer at the end: left out of the steps after) and
+    ``one_build`` (every node still runs the same build, so what was served may run again).
     ``results``: per node, macos_update_wait's result or the failure the role's rescue recorded."""
-    found = {"updated": [], "failed": [], "untouched": [], "current": [], "one_build": True}
+    found = {"updated": [], "failed": [], "untouched": [], "current": [], "unreachable": [], "one_build": True}
     builds = set()
     for host, node in sorted((plan.get("nodes") or {}).items()):
         result = (results or {}).get(host)
@@ -185,6 +218,8 @@ def update_outcome(plan, results):
             builds.add(node.get("from_build"))
         elif result.get("failed"):
             found["failed"].append(host)
+            if result.get("reachable") is False or result.get("unreachable"):
+                found["unreachable"].append(host)
             builds.add(result.get("build") if result.get("rebooted") else node.get("from_build"))
         else:
             found["updated"].append(host)

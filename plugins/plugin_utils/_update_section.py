@@ -37,13 +37,20 @@ def _node(host, node, result, outcome):
 
 
 def update_problems(update):
-    """macos_update_failed per failed node; macos_update_restarted_by_deadline per node the deadline restarted."""
+    """Per failed node its code (macos_update_stalled where the wait stopped an install that did not move, else
+    macos_update_failed); macos_update_restarted_by_deadline per node the deadline restarted."""
     plan, results = update.get("plan") or {}, update.get("results") or {}
     outcome = update_outcome(plan, results)
     found = []
     for host in outcome["failed"]:
-        message = (results.get(host) or {}).get("msg") or "no message"
-        found.append(problem("macos_update_failed", "%s: %s. %s" % (host, message, standing(outcome)), host=host))
+        result = results.get(host) or {}
+        code = "macos_update_stalled" if result.get("code") == "macos_update_stalled" else "macos_update_failed"
+        found.append(problem(code, "%s: %s. %s" % (host, result.get("msg") or "no message", standing(outcome)),
+                             host=host))
+    for host, error in sorted((update.get("settings") or {}).items()):
+        if error:
+            found.append(problem("macos_update_settings_failed", "%s: setting again what the update can reset failed "
+                                 "(%s)." % (host, error), host=host))
     serving, answer = update.get("serving"), update.get("serve_answer") or {}
     if isinstance(serving, dict) and outcome["one_build"] and not update.get("check_mode") and (
             plan.get("waves")) and answer.get("status") != 200:
@@ -66,15 +73,16 @@ def standing(outcome):
     if outcome["one_build"]:
         parts.append("every node still runs one build, so serving and exo run again")
     else:
-        parts.append("the nodes run different builds, so serving and exo stay stopped until update-macos.yml is run "
-                     "again")
+        parts.append("the nodes run different builds, so serving and exo stay stopped and disabled (no restart starts "
+                     "them) until update-macos.yml, run again, brings every node to one build")
     return "; ".join(parts) + "."
 
 
 def update_section(update):
     """update-macos.yml's section: ``update`` holds ``check_mode``, ``plan`` (macos_update_plan's), ``results`` (per
     node, macos_update_wait's result or the recorded failure), ``times`` (epoch seconds: started, installing,
-    installed, done) and ``serving`` (the served endpoint, or None) with ``serve_answer``."""
+    installed, done), ``settings`` (per node, the error of setting again what an update resets, or None) and
+    ``serving`` (the served endpoint, or None) with ``serve_answer``."""
     plan, results, times = update.get("plan") or {}, update.get("results") or {}, update.get("times") or {}
     outcome = update_outcome(plan, results)
     target = plan.get("target")

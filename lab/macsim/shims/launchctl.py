@@ -68,6 +68,10 @@ def cmd_launchctl(host, args):
         else:
             label = _label_of_target(rest[0])
         return _relay(launchd_request(host, {"op": "bootout", "label": label}))
+    if verb == "print-disabled":
+        return _print_disabled(host, rest)
+    if verb == "asuser":
+        return _asuser(rest)
     if verb in ("print", "enable", "disable"):
         if not rest:
             raise Fail(1, "Usage: launchctl {} <service-target>\n".format(verb))
@@ -87,6 +91,24 @@ def cmd_launchctl(host, args):
                    else {"op": "stop", "label": rest[0]})
         return _relay(launchd_request(host, request))
     raise Fail(1, 'Unrecognized subcommand: {}\nUsage: launchctl <subcommand> ...\n'.format(verb))
+
+
+def _print_disabled(host, rest):
+    """launchctl print-disabled system, in macOS 11's form: the overrides `disable` wrote (the lab lists the disabled
+    ones only; a Mac also keeps "=> enabled" for a label enabled again)."""
+    if rest != ["system"]:
+        raise Fail(1, "Usage: launchctl print-disabled <domain-target> (the lab simulates the system domain)\n")
+    lines = ['\t"%s" => disabled\n' % label for label in sorted(host.state.get("launchd_disabled", []))]
+    out("disabled services = {\n%s}\nlogin item associations = {\n}\n" % "".join(lines))
+    return 0
+
+
+def _asuser(rest):
+    """launchctl asuser UID COMMAND...: runs COMMAND in that user's bootstrap context, still as the caller (root).
+    The lab has no per-user contexts: it runs the command, stdin and stdout passed through."""
+    if len(rest) < 2 or not rest[0].isdigit():
+        raise Fail(1, "Usage: launchctl asuser <UID> <command> [arguments...]\n")
+    os.execvp(rest[1], rest[1:])
 
 
 def _legacy_load(host, verb, rest):

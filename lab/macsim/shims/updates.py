@@ -135,7 +135,9 @@ def install(host, label, flags):
     if host.state.get("faults", {}).get("update_hang"):
         while True:  # the black screen with a progress bar: SSH still answers, nothing restarts
             time.sleep(3600)
-    request_power(host, "authrestart", 1)
+    # An update's restart is an authenticated one (FileVault's unlock skipped), where the Mac supports it.
+    unsupported = host.state.get("faults", {}).get("authrestart_unsupported")
+    request_power(host, "reboot" if unsupported else "authrestart", 1)
     return 0
 
 

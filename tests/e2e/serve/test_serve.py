@@ -7,11 +7,13 @@ program holds and memory that does not fit stop the run before anything changes;
 answer again; reboot-cluster.yml stops serving before the reboot and waits for a completion after it; a
 rank that keeps failing stops after the cap and the run says so; doctor.yml finds a stopped rank and a hung
 server, each by its own code; runtime exo places the instance through exo's API and places it again after exo
-restarts. update-macos.yml refuses a split offer, too little disk and a wrong password before any node changes,
-stops at a canary that fails to authenticate (the others untouched, serving back on the old build), and takes
-every node to the new build (a hung install restarted by its deadline) with serving answering again."""
+restarts. update-macos.yml refuses a split offer, a node offered nothing, too little disk and FileVault it cannot
+unlock before any node changes, stops at a canary whose password softwareupdate refuses (the others untouched,
+serving back on the old build), and takes every node to the new build through a failed second wave (a hung FileVault
+install restarted by its deadline with an authenticated restart) and an AWX job, serving answering again."""
 import json
 import os
+import plistlib
 import subprocess
 import time
 import urllib.error
@@ -20,6 +22,7 @@ import urllib.request
 import pytest
 
 import labtools
+from awxjob import artifacts_text, awx_job_dir, run_job
 from labtools import (HOSTS, INVENTORY, REPO, ROOT, VENV_BIN, ansible_env, layout, maclab, on_host, recap, ssh, sudo,
                       valid_report, wait_until)
 
@@ -261,88 +264,156 @@ def test_reboot_cluster_stops_the_served_model_and_it_answers_again_after_the_re
 
 UPDATE = os.path.join(REPO, "update-macos.yml")
 UPDATE_LABEL = "macOS Tahoe 26.3-25D60"
+STOP_LABELS = ("org.macops.serve", "org.macops.exo")
 
 
 def builds():
     return dict((host, ssh(host, "sw_vers -buildVersion").stdout.strip()) for host in HOSTS)
 
 
+def disabled_jobs():
+    """Per node, the labels `launchctl disable` keeps from starting at boot (launchctl print-disabled)."""
+    return dict((host, sorted(label for label in STOP_LABELS
+                              if '"%s" => disabled' % label in ssh(host, "launchctl print-disabled system").stdout))
+                for host in HOSTS)
+
+
+def offered_fresh(seconds=2):
+    """Every node on macOS 26.2 (25C56), offered 26.3 (25D60): each update test starts there, whatever ran before."""
+    maclab("macos", "26.2", "25C56")
+    maclab("offer-update", "26.3", "25D60", "--seconds", str(seconds))
+    return builds()
+
+
 def update_macos(served, *extra, check=True):
     """update-macos.yml on the serving lane's lab (issue 34): the served model stops before the first install and
     must answer again after (the endpoint's key)."""
-    settings = {"macos_update_report_dir": os.path.join(served.tmp_dir, "update"), "macos_update_poll_interval": 1,
-                "macos_update_serve_timeout": 180, "serve_api_key": API_KEY}
-    return served.playbook(UPDATE, "-e", json.dumps(settings), *extra, check=check)
+    return served.playbook(UPDATE, "-e", json.dumps(update_settings(served)), *extra, check=check)
 
 
-def test_update_macos_refuses_a_split_offer_too_little_disk_and_a_wrong_password_before_any_node_changes(served):
-    before, old = get("/macops/v1/status"), builds()
-    maclab("offer-update", "26.3", "25D60", "--seconds", "2")
-    maclab("offer-update", "26.3", "25D72", "mac3")  # a staged rollout: mac3 is offered a newer build
+def update_settings(served):
+    return {"macos_update_report_dir": os.path.join(served.tmp_dir, "update"), "macos_update_poll_interval": 1,
+            "macos_update_serve_timeout": 180, "macos_update_stall_timeout": 30, "serve_api_key": API_KEY}
+
+
+def update_section(served):
+    [section] = [s for s in valid_report(os.path.join(served.tmp_dir, "update"))["sections"]
+                 if s["operation"] == "update"]
+    return section["data"]
+
+
+def files_holding(text):
+    """The nodes' files (their file systems, state, logs) that hold `text`: none may hold a password."""
+    found = subprocess.run(["grep", "-rlF", "--", text] + [os.path.join(ROOT, "hosts", h) for h in HOSTS],
+                           stdout=subprocess.PIPE, universal_newlines=True)
+    assert found.returncode in (0, 1), found
+    return found.stdout.split()
+
+
+def test_update_macos_refuses_before_any_node_changes(served):
+    """A split offer, a node offered nothing, too little disk, and FileVault whose restart nothing could unlock: each
+    refused by the plan, naming the node, with nothing stopped, disabled or installed."""
+    before, old = get("/macops/v1/status"), offered_fresh()
+    refusals = [
+        (lambda: maclab("offer-update", "26.3", "25D72", "mac3"), "macos_update_label_mismatch",
+         "mac3: macOS Tahoe 26.3-25D72"),  # a staged rollout: mac3 is offered a newer build
+        (lambda: maclab("macos", "26.2", "25C56", "mac4"), "macos_update_not_offered",
+         "mac4 runs macOS 26.2 (25C56) and does not offer macOS Tahoe 26.3-25D60"),
+        (lambda: maclab("fault", "disk-full", "mac2", "2G"), "macos_update_disk_short", "mac2 has 2.0 GB free"),
+        (lambda: (maclab("fault", "filevault-on", "mac4"), maclab("fault", "authrestart-unsupported", "mac4")),
+         "macos_update_filevault_unlock", "mac4: FileVault is on and fdesetup supportsauthrestart says false"),
+    ]
     try:
-        split = update_macos(served, check=False)
-        assert split.returncode != 0 and "macos_update_label_mismatch" in split.stdout, split.stdout[-3000:]
-        assert "mac3: macOS Tahoe 26.3-25D72" in split.stdout
-        maclab("offer-update", "26.3", "25D60", "mac3")
-        maclab("fault", "disk-full", "mac2", "2G")
-        short = update_macos(served, check=False)
-        assert short.returncode != 0 and "macos_update_disk_short" in short.stdout, short.stdout[-3000:]
-        assert "mac2 has 2.0 GB free" in short.stdout
-        maclab("fault", "clear")
-        # A wrong password is refused on every node by the plan (diskutil apfs unlockVolume -verify), before the
-        # canary; a password softwareupdate itself refuses is the next test's.
-        wrong = update_macos(served, "-e", "macos_update_owner_password=not-the-password", check=False)
-        assert wrong.returncode != 0 and wrong.stdout.count("macos_update_password_wrong") >= 1, wrong.stdout[-3000:]
-        assert "not-the-password" not in wrong.stdout
+        for inject, code, names in refusals:
+            offered_fresh()
+            inject()
+            refused = update_macos(served, check=False)
+            assert refused.returncode != 0 and code in refused.stdout, refused.stdout[-3000:]
+            assert names in refused.stdout, refused.stdout[-3000:]
+            maclab("fault", "clear")
     finally:
         maclab("fault", "clear")
     after = get("/macops/v1/status")
     assert builds() == old and (after["generation"], after["state"]) == (before["generation"], "ready") and answers()
+    assert disabled_jobs() == dict((h, []) for h in HOSTS)
+    assert not [e for h in HOSTS for e in labtools.log_lines(h, "shim.log") if "--install" in e["argv"]]
 
 
-def test_a_canary_that_fails_to_authenticate_leaves_the_others_untouched_and_serving_comes_back(served):
-    old = builds()
-    maclab("fault", "update-auth-fails", "mac1")  # mac1, the canary: "Failed to authenticate" after Downloaded:
-    try:
-        # -vvv: the module arguments are in the output, the owner's password (the become password) masked.
-        failed = update_macos(served, "-vvv", check=False)
-    finally:
-        maclab("fault", "clear")
-    assert failed.returncode != 0 and "macos_update_failed" in failed.stdout, failed.stdout[-3000:]
+def test_a_wrong_password_fails_on_the_canary_and_serving_comes_back_on_the_old_build(served):
+    """The plan only warns of a password diskutil does not verify (its form is unconfirmed on a Mac); the canary's
+    softwareupdate refuses it (Failed to authenticate), no other node installs, serving was stopped and runs again."""
+    old, started = offered_fresh(), time.time()
+    wrong = "not-the-owner-s-password"
+    failed = update_macos(served, "-vvv", "-e", "macos_update_owner_password=" + wrong, check=False)
+    assert failed.returncode != 0 and "macos_update_password_unverified" in failed.stdout, failed.stdout[-3000:]
+    assert "mac1: softwareupdate stopped without restarting: Failed to authenticate" in failed.stdout
     assert "untouched: mac2, mac3, mac4; every node still runs one build" in failed.stdout
     assert builds() == old
     for host in HOSTS[1:]:  # never asked to install
         assert not [e for e in labtools.log_lines(host, "shim.log") if "--install" in e["argv"]], host
-    assert answers()  # serving was stopped for the canary, and started again on the one build every node runs
+    # Serving was stopped for the canary and started again (a new supervisor, every rank in its first generation),
+    # enabled again; update-macos.yml waited for a completion through the endpoint.
+    status = get("/macops/v1/status")
+    assert status["state"] == "ready" and status["started_at"] > started, status
+    assert answers() and disabled_jobs() == dict((h, []) for h in HOSTS)
+    scanned = [failed.stdout, failed.stderr] + [json.dumps(labtools.log_lines(h, "shim.log")) for h in HOSTS]
+    for base, _dirs, names in os.walk(os.path.join(served.tmp_dir, "update")):  # the report, its hostfiles
+        for name in names:
+            with open(os.path.join(base, name), errors="replace") as handle:
+                scanned.append(handle.read())
+    assert not [text for text in scanned if wrong in text] and files_holding(wrong) == []
+
+
+def test_update_macos_takes_every_node_to_the_new_build_through_a_failed_wave_and_as_an_awx_job(served):
+    """Canary mac1, then mac2 to mac4 together: mac3 hangs after Downloaded: with FileVault on (the deadline restarts
+    it with fdesetup authrestart, or it would stop at the unlock screen) and mac4 fails to authenticate. mac2 and mac3
+    end on the new build, mac4 on the old, so serving stays stopped and disabled. Then update-macos.yml as an AWX job
+    (the password from a credential) updates mac4 alone, sets again what an update can reset (macOS's automatic
+    installs, the wired limit), serving answers again, and a second run changes nothing.
+    The password is in no output, event, report, shim argv or node's file."""
+    old = offered_fresh()
+    predicted = update_macos(served, "--check")
+    assert "mac3: macOS 26.2 (25C56) -> 26.3 (25D60), wave 2 of 2." in predicted.stdout and builds() == old
     with open(os.path.join(ROOT, "controller", "become_password")) as handle:
         password = handle.read().strip()
-    scanned = [failed.stdout, failed.stderr] + [json.dumps(labtools.log_lines(h, "shim.log")) for h in HOSTS]
-    for name in os.listdir(os.path.join(served.tmp_dir, "update")):
-        with open(os.path.join(served.tmp_dir, "update", name), errors="replace") as handle:
-            scanned.append(handle.read())
-    assert not [text for text in scanned if password in text]
-
-
-def test_update_macos_takes_every_node_to_the_new_build_and_serving_answers_again(served):
-    predicted = update_macos(served, "--check")
-    assert "mac3: macOS 26.2 (25C56) -> 26.3 (25D60), wave 2 of 2." in predicted.stdout and builds() == dict(
-        (h, "25C56") for h in HOSTS)
-    maclab("fault", "update-hang", "mac3")  # sits after Downloaded: the deadline restarts it
-    started = time.time()
+    for fault in (("update-hang", "mac3"), ("filevault-on", "mac3"), ("update-auth-fails", "mac4")):
+        maclab("fault", *fault)
     try:
-        done = update_macos(served, "-e", "macos_update_deadline=20")
+        split = update_macos(served, "-vvv", "-e", "macos_update_deadline=20", check=False)
     finally:
         maclab("fault", "clear")
+    assert split.returncode != 0 and "mac4: softwareupdate stopped without restarting: Failed to authenticate" in (
+        split.stdout), split.stdout[-3000:]
+    assert builds() == {"mac1": "25D60", "mac2": "25D60", "mac3": "25D60", "mac4": "25C56"}
+    nodes = update_section(served)["nodes"]
+    assert (nodes["mac3"]["restarted_by_deadline"], nodes["mac4"]["outcome"]) == (True, "failed")
+    authrestarts = [e["argv"] for e in labtools.log_lines("mac3", "shim.log") if "authrestart" in e["argv"]]
+    assert authrestarts and not [a for a in authrestarts if password in " ".join(a)]
+    assert disabled_jobs() == dict((h, sorted(STOP_LABELS)) for h in HOSTS) and not answers()
+
+    # What an update can reset, reset on two nodes this run does not restart: the settings play sets them again.
+    wired = ssh("mac2", "sysctl -n iogpu.wired_limit_mb").stdout.strip()
+    maclab("fault", "auto-update-on", "mac1")
+    maclab("fault", "wired-reset", "mac2")
+    assert ssh("mac2", "sysctl -n iogpu.wired_limit_mb").stdout.strip() == "0"
+    started = time.time()
+    job = awx_job_dir(os.path.join(served.tmp_dir, "awx-update"), ("update-macos.yml",))
+    runner = run_job(job, dict(update_settings(served), macos_update_owner_password=job["password"]),
+                     playbook="update-macos.yml")
+    assert runner.status == "successful", runner.stdout.read()[-6000:]
     assert builds() == dict((h, "25D60") for h in HOSTS)
-    [section] = [s for s in valid_report(os.path.join(served.tmp_dir, "update"))["sections"]
-                 if s["operation"] == "update"]
-    nodes = section["data"]["nodes"]
-    assert all((n["from_build"], n["to_build"], n["outcome"]) == ("25C56", "25D60", "updated") for n in nodes.values())
-    assert nodes["mac3"]["restarted_by_deadline"] and not nodes["mac2"]["restarted_by_deadline"]
-    assert section["data"]["waves"] == [["mac1"], ["mac2", "mac3", "mac4"]] and section["data"]["serving"]["answered"]
-    assert "mac3 did not restart by itself after its install" in done.stdout
+    data = update_section(served)
+    assert data["waves"] == [["mac4"]] and data["nodes"]["mac4"]["outcome"] == "updated"
+    assert data["nodes"]["mac4"]["from_build"] == "25C56" and data["serving"]["answered"]
     status = get("/macops/v1/status")
     assert status["state"] == "ready" and status["started_at"] > started and answers()
+    assert disabled_jobs() == dict((h, []) for h in HOSTS)
+    with open(on_host("mac1", "/Library/Preferences/com.apple.SoftwareUpdate.plist"), "rb") as handle:
+        assert plistlib.load(handle)["AutomaticallyInstallMacOSUpdates"] is False
+    assert ssh("mac2", "sysctl -n iogpu.wired_limit_mb").stdout.strip() == wired != "0"
+    scanned = [split.stdout, split.stderr, artifacts_text(runner)] + [
+        json.dumps(labtools.log_lines(h, "shim.log")) for h in HOSTS]
+    assert not [text for text in scanned if password in text] and files_holding(password) == []
     again = update_macos(served)
     assert all(counts["changed"] == 0 for counts in recap(again.stdout).values()), again.stdout[-3000:]
 

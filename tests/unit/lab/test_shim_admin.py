@@ -87,6 +87,18 @@ def test_fdesetup_and_csrutil(lab):
     assert lab.run("csrutil", "status").out == "System Integrity Protection status: enabled.\n"
 
 
+def test_fdesetup_supportsauthrestart_and_its_fault(lab):
+    assert lab.run("fdesetup", "supportsauthrestart").out == "false\n"  # FileVault off
+    with lab.edit_state() as state:
+        state["filevault"] = True
+    assert _fdesetup.parse_supports_authrestart(lab.run("fdesetup", "supportsauthrestart").out) is True
+    with lab.edit_state() as state:
+        state["faults"] = {"authrestart_unsupported": True}
+    assert lab.run("fdesetup", "supportsauthrestart").out == "false\n"
+    refused = lab.run_process("fdesetup", "authrestart", "-delayminutes", "0", "-inputplist", input="<plist/>")
+    assert refused.rc == 1 and "does not support" in refused.err
+
+
 def test_fdesetup_pending_enablement_reads_as_pending_by_the_collections_parser(lab):
     with lab.edit_state() as state:
         state["filevault"] = "pending"

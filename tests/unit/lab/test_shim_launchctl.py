@@ -9,6 +9,8 @@ import pytest
 
 from macsim.lineproto import recv_line, send_line
 
+from ansible_collections.macops.cluster.plugins.module_utils._launchctl_disabled import parse_print_disabled
+
 LABEL = "io.exo.networksetup"
 PLIST = "/Library/LaunchDaemons/io.exo.networksetup.plist"
 
@@ -120,3 +122,17 @@ def test_modern_subcommands(lab, launchd):
 def test_without_launchd(lab):
     result = lab.run("launchctl", "list")
     assert result.rc == 1 and "cannot reach launchd" in result.err
+
+
+def test_print_disabled_lists_what_disable_wrote_in_the_real_form(lab):
+    with lab.edit_state() as state:
+        state["launchd_disabled"] = ["org.macops.serve"]
+    result = lab.run("launchctl", "print-disabled", "system")
+    assert result.rc == 0 and parse_print_disabled(result.out) == {"org.macops.serve": True}
+    assert lab.run("launchctl", "print-disabled", "user/501").rc == 1
+
+
+def test_asuser_runs_the_command_with_stdin_passed_through(lab):
+    result = lab.run_process("launchctl", "asuser", "501", "/bin/cat", input="through\n")
+    assert (result.rc, result.out) == (0, "through\n")
+    assert lab.run("launchctl", "asuser", "admin", "/bin/true").rc == 1

@@ -73,10 +73,15 @@ MODULES = sorted(glob.glob(os.path.join(ROOT, "plugins", "modules", "*.py")))
 
 
 def module_options(path):
-    """(name, spec, parent, no_log in the argument_spec) of every documented option of a module."""
+    """(name, spec, parent, no_log in the argument_spec) of every documented option of a module; the argument_spec
+    of a module that is an action plugin's documentation is in plugins/action/<name>.py."""
     with open(path) as handle:
         source = handle.read()
     doc = re.search(r'^DOCUMENTATION = r?"""(.*?)"""', source, re.S | re.M)
+    action = os.path.join(ROOT, "plugins", "action", os.path.basename(path))
+    if os.path.exists(action):
+        with open(action) as handle:
+            source += handle.read()
     options = (yaml.safe_load(doc.group(1)) or {}).get("options") if doc else None
     for name, spec, parent in _options(options):
         leaf = name.rsplit(".", 1)[-1]

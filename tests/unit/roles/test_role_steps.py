@@ -23,6 +23,7 @@ PHASES = {
     "deploy_model": {"validate"},
     "reboot_cluster": {"before", "restart"},
     "serve": {"completion"},  # reboot-cluster.yml and doctor.yml prove a served model answers
+    "macos_update": {"after"},  # update-macos.yml runs site.yml's settings roles between main and after
 }
 SKIP = "['macops', '{role}'] is not subset(macops_inputs_checked['roles'] | default([]))"
 

@@ -1,5 +1,6 @@
 """update-macos.yml's plan (plugins/plugin_utils/_update_plan.py): one build for every node or a refusal naming
-the nodes, disk and the owner checked on each node that installs, waves per strategy; nothing connects."""
+the nodes, a node offered nothing refused, disk, FileVault and the owner checked on each node that installs (a password
+diskutil does not verify only warned of: the canary is the check), waves per strategy; nothing connects."""
 import pytest
 
 from ansible_collections.macops.cluster.plugins.plugin_utils._update_plan import update_plan, waves
@@ -42,7 +43,7 @@ def test_every_node_offering_the_same_build_is_planned_canary_first():
     assert codes(plan) == [] and plan["target"]["label"] == "macOS Tahoe 26.3-25D60"
     assert plan["waves"] == [["mac1"], ["mac2", "mac3", "mac4"]]
     assert plan["nodes"]["mac2"] == {"from_version": "26.2", "from_build": "25C56", "install": True,
-                                     "says": "mac2: macOS 26.2 (25C56) -> 26.3 (25D60), wave 2 of 2."}
+                                     "filevault": False, "says": "mac2: macOS 26.2 (25C56) -> 26.3 (25D60), wave 2 of 2."}
 
 
 def test_nodes_already_on_the_build_install_nothing_and_a_second_run_plans_nothing():
@@ -74,7 +75,8 @@ def test_disk_and_the_owner_are_checked_on_each_node_that_installs():
     plan = update_plan(cluster(mac2=node([offer("26.3", "25D60")], free_gb=10)),
                        owners(mac3=dict(OWNER, volume_owner=False), mac4=dict(OWNER, password_ok=False)), SETTINGS)
     assert codes(plan) == [("macos_update_disk_short", "mac2"), ("macos_update_owner_invalid", "mac3"),
-                           ("macos_update_password_wrong", "mac4")]
+                           ("macos_update_password_unverified", "mac4")]
+    assert [p["severity"] for p in plan["problems"]] == ["error", "error", "warning"]
     assert "mac2 has 10.0 GB free; macOS Tahoe 26.3-25D60 needs about 19.0 GB" in plan["problems"][0]["message"]
 
 
@@ -86,3 +88,24 @@ def test_disk_and_the_owner_are_checked_on_each_node_that_installs():
 def test_waves_per_strategy(strategy, canary, expected):
     assert waves(HOSTS, strategy, canary) == expected
     assert waves(["mac2"], strategy, canary) == [["mac2"]] and waves([], strategy, canary) == []
+
+
+def test_a_node_offered_nothing_or_not_the_target_is_refused():
+    plan = update_plan(cluster(mac4=node([])), owners(), SETTINGS)
+    assert codes(plan) == [("macos_update_not_offered", "mac4")] and plan["target"]["build"] == "25D60"
+    assert "mac4 runs macOS 26.2 (25C56) and does not offer macOS Tahoe 26.3-25D60 (it offers no macOS update)" in (
+        plan["problems"][0]["message"])
+
+
+@pytest.mark.parametrize("filevault, refused", [
+    ({"on": True, "state": "on", "status": "FileVault is On.", "supports_authrestart": True}, False),
+    ({"on": True, "state": "on", "status": "FileVault is On.", "supports_authrestart": False}, True),
+    ({"on": True, "state": "pending", "supports_authrestart": False,
+      "status": "FileVault is Off, but will be enabled after the next restart."}, True),
+    ({"on": False, "state": "off", "status": "FileVault is Off.", "supports_authrestart": None}, False),
+])
+def test_fileVault_needs_an_authenticated_restart_the_node_supports(filevault, refused):
+    mac2 = dict(node([offer("26.3", "25D60")]), filevault=filevault)
+    plan = update_plan(cluster(mac2=mac2), owners(), SETTINGS)
+    assert codes(plan) == ([("macos_update_filevault_unlock", "mac2")] if refused else [])
+    assert plan["nodes"]["mac2"]["filevault"] is filevault["on"]

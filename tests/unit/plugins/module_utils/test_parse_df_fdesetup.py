@@ -149,3 +149,9 @@ def test_failure_message_puts_multi_line_errors_on_one_line():
     assert _ssh_check.failure_message([changed], "") == (
         "cannot SSH to mac2 (mac2: @@@@@ @ WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED! @ "
         "Host key verification failed.).")
+
+
+@pytest.mark.parametrize("text, expected", [("true\n", True), ("false\n", False), ("", None),
+                                            ("Error: unknown verb\n", None)])
+def test_supports_authrestart(text, expected):
+    assert _fdesetup.parse_supports_authrestart(text) is expected

@@ -13,6 +13,8 @@ SW_VERS = ["/usr/bin/sw_vers"]
 DF_ROOT = ["/bin/df", "-k", "/"]
 DF_MODELS = ["/bin/df", "-k", "/Volumes/Models"]
 FDESETUP = ["/usr/bin/fdesetup", "status"]
+AUTHRESTART = ["/usr/bin/fdesetup", "supportsauthrestart"]
+PRINT_DISABLED = ["/bin/launchctl", "print-disabled", "system"]
 SSHD = ["/bin/launchctl", "print", "system/com.openssh.sshd"]
 EXO_DAEMON = ["/bin/launchctl", "print", "system/io.exo.networksetup"]
 BOOT = ["/usr/sbin/sysctl", "-n", "kern.bootsessionuuid"]
@@ -36,6 +38,8 @@ def studio(overrides=None):
         tuple(DF_ROOT): ok("df/studio_root.txt"),
         tuple(DF_MODELS): ok("df/studio_data_volume.txt"),
         tuple(FDESETUP): ok("fdesetup/off.txt"),
+        tuple(AUTHRESTART): (0, "false\n", ""),
+        tuple(PRINT_DISABLED): ok("launchctl/print_disabled_macos14.txt"),
         tuple(SSHD): (0, "system/com.openssh.sshd = {\n}\n", ""),
         tuple(EXO_DAEMON): (113, "", "Could not find service \"io.exo.networksetup\" in domain for system\n"),
         tuple(BOOT): (0, BOOT_UUID + "\n", ""),
@@ -56,12 +60,13 @@ def test_defaults_read_each_command_once(monkeypatch, capsys, check_mode):
                                {"set_facts": True, "_ansible_check_mode": check_mode}, studio())
     assert result.get("failed") is None, result.get("msg")
     # system_profiler has the macOS version and build (SPSoftwareDataType): no sw_vers.
-    assert sorted(calls) == sorted([PROFILE, PORTS, DF_ROOT, FDESETUP, SSHD])
+    assert sorted(calls) == sorted([PROFILE, PORTS, DF_ROOT, FDESETUP, AUTHRESTART, SSHD, PRINT_DISABLED])
     assert result["changed"] is False
     assert result["macos"] == {"version": "26.2", "build": "25C56"}
     assert result["mac"]["chip"] == "Apple M3 Ultra"
     assert result["volumes"]["/"]["free_gb"] > 0
     assert result["filevault"]["state"] == "off" and result["filevault"]["on"] is False
+    assert result["filevault"]["supports_authrestart"] is False and result["launchd_disabled"] == []
     assert result["launchd"] == {"com.openssh.sshd": True}
     facts = result["ansible_facts"]
     assert facts["macops_mac"] == result["mac"]
@@ -88,10 +93,19 @@ def test_launchd_labels_and_volumes(monkeypatch, capsys):
     args = {"gather": ["launchd", "disk"], "launchd_labels": ["com.openssh.sshd", "io.exo.networksetup"],
             "volumes": ["/", "/Volumes/Models"]}
     result, calls = run_module(monkeypatch, capsys, node_facts.main, args, studio())
-    assert sorted(calls) == sorted([SSHD, EXO_DAEMON, DF_ROOT, DF_MODELS])
+    assert sorted(calls) == sorted([SSHD, EXO_DAEMON, PRINT_DISABLED, DF_ROOT, DF_MODELS])
     assert result["launchd"] == {"com.openssh.sshd": True, "io.exo.networksetup": False}
     assert sorted(result["volumes"]) == ["/", "/Volumes/Models"]
     assert "ansible_facts" not in result
+
+
+def test_the_labels_launchctl_disable_keeps_from_booting(monkeypatch, capsys):
+    args = {"gather": ["launchd"], "launchd_labels": ["org.macops.serve", "org.macops.exo", "io.exo.networksetup"]}
+    found = studio(dict((("/bin/launchctl", "print", "system/" + label), (113, "", "")) for label in args[
+        "launchd_labels"]))
+    result, _calls = run_module(monkeypatch, capsys, node_facts.main, args, found)
+    # The fixture has org.macops.serve disabled and org.macops.exo enabled again.
+    assert result["launchd_disabled"] == ["org.macops.serve"]
 
 
 def test_launchd_other_failure_fails(monkeypatch, capsys):

@@ -92,3 +92,17 @@ def test_serving_that_does_not_answer_after_the_update_is_serve_not_ready():
     # Builds split after a failure: serving stays stopped on purpose, macos_update_failed says so.
     split = dict(results, mac2={"failed": True, "msg": "x"})
     assert [p["code"] for p in update_problems(update(split, serving=served))] == ["macos_update_failed"]
+
+
+def test_a_stalled_install_a_node_that_did_not_come_back_and_failed_settings_each_say_so_by_code():
+    stalled = {"failed": True, "code": "macos_update_stalled", "reachable": True,
+               "msg": "no progress from the install for 1200 s (downloading 40 %)"}
+    gone = {"failed": True, "reachable": False, "restarted_by_deadline": True, "rebooted": False,
+            "msg": "it did not come back within 900 s of its restart"}
+    results = {"mac1": back(), "mac2": stalled, "mac3": gone, "mac4": back()}
+    outcome = update_outcome(plan(), results)
+    assert (outcome["failed"], outcome["unreachable"], outcome["one_build"]) == (["mac2", "mac3"], ["mac3"], False)
+    found = update_problems(update(results, settings={"mac1": "pfctl -f failed", "mac2": None}))
+    assert [(p["code"], p["host"]) for p in found] == [
+        ("macos_update_stalled", "mac2"), ("macos_update_failed", "mac3"), ("macos_update_settings_failed", "mac1")]
+    assert "stay stopped and disabled" in found[0]["message"]
