@@ -155,7 +155,6 @@ def start_detached(argv, password, progress_file, label, started):
     os.close(signal)
     answer = os.read(ready, 16)
     os.close(ready)
-    os.waitpid(pid, os.WNOHANG)
     return pid if answer == b"started" else None
 
 
@@ -169,9 +168,7 @@ def install(module):
     uid = console_uid()
     argv = install_argv(softwareupdate, commands.require_command(module, "launchctl") if uid is not None else None,
                         params["label"], params["owner"], uid)
-    directory = os.path.dirname(params["progress_file"])
-    if not os.path.isdir(directory):
-        os.makedirs(directory)
+    os.makedirs(os.path.dirname(params["progress_file"]), exist_ok=True)
     started = time.time()
     pid = start_detached(argv, params["password"], params["progress_file"], params["label"], started)
     if pid is None:

@@ -218,7 +218,7 @@ def update_outcome(plan, results):
             builds.add(node.get("from_build"))
         elif result.get("failed"):
             found["failed"].append(host)
-            if result.get("reachable") is False or result.get("unreachable"):
+            if result.get("reachable") is False:
                 found["unreachable"].append(host)
             builds.add(result.get("build") if result.get("rebooted") else node.get("from_build"))
         else:
