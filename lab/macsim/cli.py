@@ -117,8 +117,7 @@ def _parser():
 
 def _os_info(value):
     version, _, build = value.partition(":")
-    darwin = "%d.%s.0" % (int(version.split(".")[0]) - 1, version.split(".")[1] if "." in version else "0")
-    return {"version": version, "build": build or profiles.DEFAULT_OS["build"], "darwin": darwin}
+    return profiles.os_info(version, build or profiles.DEFAULT_OS["build"])
 
 
 def _print_status(data):

@@ -7,6 +7,7 @@ import re
 
 from . import layout
 from .faultbase import FaultError, edit_state, in_host, record
+from .profiles import os_info
 
 
 def _pmset_fault(paths, kind, host, key, value):
@@ -82,10 +83,9 @@ def offer_update(paths, hosts, version, build, seconds=None):
 def run_macos(paths, hosts, version, build):
     """`maclab macos`: each host runs macOS VERSION (BUILD), as after a restore: no macOS update offered or staged
     (a test starts from a known build whatever ran before)."""
-    major, minor = (version.split(".") + ["0"])[:2]
     for host in hosts:
         with edit_state(paths, host) as state:
-            state["os"] = {"version": version, "build": build, "darwin": "%d.%s.0" % (int(major) - 1, minor)}
+            state["os"] = os_info(version, build)
             state.pop("staged_update", None)
             state["pending_updates"] = [u for u in state.get("pending_updates", [])
                                         if not u.get("title", "").startswith("macOS ")]

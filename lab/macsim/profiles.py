@@ -73,6 +73,12 @@ DEFAULT_PROFILES = ("studio512", "studio512", "studio256", "studio256")
 DEFAULT_OS = {"version": "26.2", "build": "25C56", "darwin": "25.2.0"}
 
 
+def os_info(version, build):
+    """A host's state.json "os" for macOS VERSION (BUILD): Darwin's major is macOS's minus one (26.2 is 25.2.0)."""
+    major, minor = (version.split(".") + ["0"])[:2]
+    return {"version": version, "build": build, "darwin": "%d.%s.0" % (int(major) - 1, minor)}
+
+
 def default_profiles(count):
     """The default cluster: the two 512 GB and two 256 GB Studios, repeated for larger labs."""
     return [DEFAULT_PROFILES[i % len(DEFAULT_PROFILES)] for i in range(count)]

@@ -21,6 +21,7 @@ import time
 import uuid
 
 from ..formats import admin
+from ..profiles import os_info
 from .power import request_power
 from .registry import command
 from .state import Fail, err, is_root, out
@@ -177,9 +178,7 @@ def staged_boot(state):
     staged = state.pop("staged_update", None)
     if not staged:
         return False
-    major, minor = (staged["version"].split(".") + ["0"])[:2]
-    state["os"] = {"version": staged["version"], "build": staged["build"],
-                   "darwin": "%d.%s.0" % (int(major) - 1, minor)}
+    state["os"] = os_info(staged["version"], staged["build"])
     state["pending_updates"] = [u for u in state.get("pending_updates", []) if u.get("label") != staged["label"]]
     return True
 
