@@ -12,7 +12,7 @@ export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 LAB_NODES ?= 4
 PYTEST_ARGS ?=
 
-.PHONY: setup lab lab-up lab-down test lint collection-checks docs ee changelog sanity unit e2e e2e-wip molecule \
+.PHONY: setup lab lab-up lab-down test lint collection-checks controller docs ee changelog sanity unit e2e e2e-wip molecule \
   molecule-destroy bench-smoke \
   build clean help
 
@@ -46,11 +46,18 @@ lint: setup
 
 # What the collection ships besides its code, none of it using the lab: the changelog (lint, and
 # the next release previewed on a copy), the execution environment's context
-# (docs/awx/execution-environment.yml) and the documentation site, each failing on a real defect.
+# (docs/awx/execution-environment.yml), the documentation site, and the owner's controller (pip alone
+# into a fresh venv, every playbook syntax-checked from it), each failing on a real defect.
 collection-checks: setup
+	@$(MAKE) --no-print-directory controller
 	@$(MAKE) --no-print-directory changelog
 	@$(MAKE) --no-print-directory ee
 	@$(MAKE) --no-print-directory docs
+
+# requirements/controller.txt with pip alone into a fresh venv, as on a macOS controller (no apt),
+# then every playbook's --syntax-check from that venv.
+controller:
+	bash scripts/controller_check.sh
 
 changelog: setup
 	bash scripts/changelog.sh

@@ -1,13 +1,22 @@
 #!/usr/bin/env bash
 # Install what the lab and the tests need: Debian packages and the pinned Python toolchain in
 # .venv. Idempotent; when nothing changed since the last run it returns in well under a second.
+#
+# On a macOS controller (or with --controller anywhere) only the controller toolchain is installed,
+# with pip alone: requirements/controller.txt into the venv, no apt, no test tools, no lab (the lab
+# needs Linux namespaces). SETUP_VENV names another venv directory than .venv (scripts/controller_check.sh
+# installs into a fresh one that way, as CI's proof of that path).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+CONTROLLER_ONLY=
+if [ "${1:-}" = --controller ] || [ "$(uname -s)" = Darwin ]; then CONTROLLER_ONLY=1; fi
+VENV=${SETUP_VENV:-.venv}
 
 APT_PACKAGES=(openssh-server openssh-client sudo iproute2 iperf3 iputils-ping rsync graphviz
   procps psmisc kmod git make python3-venv ca-certificates curl nftables)
 REQS=(requirements/test.txt requirements/lab.txt)
-STAMP=.venv/.setup-stamp
+STAMP=$VENV/.setup-stamp
 
 note() { printf 'setup: %s\n' "$*"; }
 
@@ -16,7 +25,7 @@ pick_python() {
   local c v
   for c in python3.12 python3.13 python3.14 \
            /root/.pyenv/versions/3.12*/bin/python3.12 /root/.pyenv/versions/3.13*/bin/python3.13 \
-           /usr/bin/python3 python3; do
+           /opt/homebrew/bin/python3.12 /opt/homebrew/bin/python3.13 /usr/bin/python3 python3; do
     command -v "$c" >/dev/null 2>&1 || [ -x "$c" ] || continue
     v=$("$c" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null) || continue
     case "$v" in
@@ -25,6 +34,20 @@ pick_python() {
   done
   return 1
 }
+
+# The controller alone (macOS's bash is 3.2: no empty arrays under set -u here).
+if [ -n "$CONTROLLER_ONLY" ]; then
+  PY=$(pick_python) || { echo "setup: no Python >= 3.12 found (brew install python@3.12)" >&2; exit 1; }
+  want=$(cat requirements/controller.txt scripts/setup.sh | cksum | cut -d" " -f1)
+  if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "controller $want" ]; then exit 0; fi
+  [ -x "$VENV/bin/python" ] || { note "creating $VENV with $PY"; "$PY" -m venv "$VENV"; }
+  note "pip: installing the controller toolchain (requirements/controller.txt) into $VENV"
+  "$VENV/bin/python" -m pip install -q --disable-pip-version-check -U pip
+  "$VENV/bin/python" -m pip install -q --disable-pip-version-check -r requirements/controller.txt
+  echo "controller $want" > "$STAMP"
+  note "ready (controller only): $("$VENV/bin/ansible" --version | sed -n 1p)"
+  exit 0
+fi
 
 missing_apt=()
 for p in "${APT_PACKAGES[@]}"; do
@@ -55,13 +78,13 @@ if [ ${#missing_apt[@]} -gt 0 ]; then
   apt-get install -y -qq --no-install-recommends "${missing_apt[@]}" >/dev/null
 fi
 
-if [ ! -x .venv/bin/python ]; then
-  note "creating .venv with $PY"
-  "$PY" -m venv .venv
+if [ ! -x "$VENV/bin/python" ]; then
+  note "creating $VENV with $PY"
+  "$PY" -m venv "$VENV"
 fi
 note "pip: installing pinned toolchain ($CONTROLLER_REQ ${REQS[*]})"
-.venv/bin/python -m pip install -q --disable-pip-version-check -U pip
-.venv/bin/python -m pip install -q --disable-pip-version-check -r "$CONTROLLER_REQ" "${REQS[@]/#/-r}"
+"$VENV/bin/python" -m pip install -q --disable-pip-version-check -U pip
+"$VENV/bin/python" -m pip install -q --disable-pip-version-check -r "$CONTROLLER_REQ" "${REQS[@]/#/-r}"
 # The lab's package source: the simulated Macs have no internet, so their pip installs MLX
 # from a wheelhouse the controller fills from PyPI (lab/macsim/wheelhouse.py), as an air-gapped
 # real cluster would from an internal mirror.
@@ -70,4 +93,4 @@ wheels_log=$(mktemp /tmp/macops-wheels.XXXXXX)
 .venv/bin/python lab/maclab wheels >"$wheels_log" 2>&1 || { cat "$wheels_log" >&2; rm -f "$wheels_log"; exit 1; }
 rm -f "$wheels_log"
 echo "$want" > "$STAMP"
-note "ready: $(.venv/bin/ansible --version | head -1)"
+note "ready: $(.venv/bin/ansible --version | sed -n 1p)"

@@ -39,6 +39,7 @@ package-version HOST NAME VERSION  NAME (e.g. mlx) installed at VERSION in every
 sudoers-broken HOST  a sudoers drop-in with a syntax error (sudo skips it and says so)
 ssh-key-lost HOST    the peers' mesh keys gone from HOST's authorized_keys
 pf-off HOST          pf disabled, as after `sudo pfctl -d` (the rules stay loaded)
+homebrew-missing HOST  Homebrew not installed: no /opt/homebrew/bin/brew
 exo-version HOST V   exo V on HOST (pip from the lab's index: the pinned version or the one
                      before), restarted: exo nodes on different versions never meet
 exo-stale-id HOST    HOST's exo comes back with a new node id; its peers keep the old one

@@ -1,5 +1,5 @@
 """`maclab fault` for a node's settings and software: power (pmset), Automatic Updates, a pending
-update, a package version, a broken sudoers drop-in, lost mesh keys, pf disabled. Each follows the real file or
+update, a package version, a broken sudoers drop-in, lost mesh keys, pf disabled, no Homebrew. Each follows the real file or
 command output the collection reads; `undo` is what `fault clear` does for each."""
 import os
 import plistlib
@@ -204,6 +204,20 @@ def fault_pf_off(paths, host):
     return "%s: pf disabled" % host
 
 
+# Where Homebrew's installer puts brew on Apple silicon; the lab links its brew shim there per host.
+BREW = "/opt/homebrew/bin/brew"
+
+
+def fault_homebrew_missing(paths, host):
+    """Homebrew not installed: no /opt/homebrew/bin/brew (the shim's link moved aside, `fault clear` puts it back)."""
+    path = paths.host_file(host, "fs") + BREW
+    if not os.path.lexists(path):
+        raise FaultError("%s: %s is not there" % (host, BREW))
+    os.rename(path, path + ".maclab-missing")
+    record(paths, "homebrew-missing", [host], None)
+    return "%s: no Homebrew (%s gone)" % (host, BREW)
+
+
 def undo(paths, kind, host, saved):
     """Put back what fault ``kind`` replaced on ``host``; False for a kind this module does not know."""
     if kind in ("sleep-on", "autorestart-off"):
@@ -225,6 +239,10 @@ def undo(paths, kind, host, saved):
         for path, text in saved.items():
             with open(path, "w") as handle:
                 handle.write(text)
+    elif kind == "homebrew-missing":
+        path = paths.host_file(host, "fs") + BREW
+        if os.path.lexists(path + ".maclab-missing"):
+            os.rename(path + ".maclab-missing", path)
     elif kind == "pf-off":
         with edit_state(paths, host) as state:
             state.setdefault("pf", {}).update(saved)
@@ -244,5 +262,5 @@ KINDS = {
     "auto-update-on": (1, fault_auto_update_on), "update-pending": (1, fault_update_pending),
     "package-version": (3, fault_package_version), "sudoers-broken": (1, fault_sudoers_broken),
     "ssh-key-lost": (1, fault_ssh_key_lost), "pf-off": (1, fault_pf_off), "update-hang": (1, fault_update_hang),
-    "update-auth-fails": (1, fault_update_auth_fails),
+    "update-auth-fails": (1, fault_update_auth_fails), "homebrew-missing": (1, fault_homebrew_missing),
 }

@@ -14,6 +14,7 @@ import shlex
 from ansible.module_utils.common.text.converters import to_text
 from ansible.plugins.action import ActionBase
 
+from ansible_collections.macops.cluster.plugins.module_utils._problems import problem
 from ansible_collections.macops.cluster.plugins.plugin_utils._preflight_checks import version_key
 
 ARGUMENT_SPEC = dict(
@@ -71,5 +72,9 @@ class ActionModule(ActionBase):
                                    stdout, stderr, args["min_version"])
         result.update(changed=False, python=python, version=version)
         if failure:
-            result.update(failed=True, msg=failure)
+            # The one problem shape, so that the report names the code (preflight registers this result).
+            result.update(failed=True, msg=failure, problems=[
+                problem("node_python_unusable", failure, host=task_vars.get("inventory_hostname"))])
+        else:
+            result["problems"] = []
         return result

@@ -14,7 +14,8 @@ description:
   - Takes a node's C(macops_mac) and C(macops_node) (from M(macops.cluster.node_facts)) and returns each
     check (C(name), C(ok), C(detail), C(code)) and a catalogue problem for each that failed, with its fix.
   - "Checks: macOS version, the macOS build against the build most nodes of the play run (on a tie the
-    newest; the one place that decides it), memory, free space on C(/), FileVault, Remote Login."
+    newest; the one place that decides it), memory, free space on C(/), FileVault, Remote Login, and the
+    programs the run's roles need that no role installs (Homebrew; Rust and node for an exo built on the Mac)."
 positional: _input, node, host, macs
 options:
   _input:
@@ -53,6 +54,17 @@ options:
     description: FileVault on is a warning (else an error).
     type: bool
     default: true
+  tools:
+    description:
+      - Each tool the checks may need mapped to the paths where it may be (any one will do), as node_facts'
+        C(programs) read them (C(homebrew), C(rust), C(node)).
+    type: dict
+  settings:
+    description:
+      - The settings of the roles in the run that decide which tools are needed (C(python_env_interpreter_source),
+        C(exo_install), C(exo_install_method), C(exo_package_spec)); null for a role not in the play. None
+        given, no tool is checked.
+    type: dict
 """
 
 EXAMPLES = r"""
@@ -75,17 +87,18 @@ from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.macops.cluster.plugins.plugin_utils._preflight_checks import node_checks
+from ansible_collections.macops.cluster.plugins.plugin_utils._preflight_checks import needed_tools, node_checks
 
 
 def preflight_checks(mac, node, host, macs, min_macos="26.2", require_same_build=True, min_memory_gb=16,
-                     min_free_disk_gb=20, filevault_allowed=True):
+                     min_free_disk_gb=20, filevault_allowed=True, tools=None, settings=None):
     if not isinstance(mac, Mapping) or not isinstance(node, Mapping) or not isinstance(macs, Mapping):
         raise AnsibleFilterError("macops.cluster.preflight_checks: macops_mac, macops_node and macs must be "
                                  "dicts (run macops.cluster.node_facts first)")
     try:
         return node_checks(str(host), dict(mac), node, dict(macs), str(min_macos), bool(require_same_build),
-                           float(min_memory_gb), float(min_free_disk_gb), bool(filevault_allowed))
+                           float(min_memory_gb), float(min_free_disk_gb), bool(filevault_allowed),
+                           dict(tools or {}), needed_tools(dict(settings or {})))
     except (KeyError, TypeError, ValueError) as exc:
         raise AnsibleFilterError("macops.cluster.preflight_checks: the node read lacks %s" % exc)
 

@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 # PRIVATE to the collection: what a node's model directory holds, and making it hold exactly its files.
 # Stdlib only, Python 3.9.
-"""The node side of a deployment: ``inventory`` (read only) and ``present``.
+"""The node side of a deployment: ``inventory`` (read only), ``present`` and ``absent``.
 
 ``inventory`` tells the controller, for each file the node must hold, whether it is there and right
 (size and sha256, the digest remembered by size and mtime), partial (the bytes its pieces' partial files hold), wrong
@@ -13,6 +13,9 @@ its free disk (node_facts' df read of the volume) before any byte moves.
 ``present`` removes the wrong files, marks the run, takes what it can from a local source (a hard link
 on the same volume, else a copy), pulls the rest from its parents, and removes the files that are not
 the node's (a source directory given as the destination is never pruned).
+
+``absent`` removes a model's directories, each of which must lie inside the models directory: what
+``removal`` finds there (with its bytes) is what ``remove`` deletes.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -145,6 +148,44 @@ def write_manifest(dest, document, check_mode):
     if not check_mode:
         write_json(path, document)
     return True
+
+
+def _bytes_under(path):
+    """The bytes of the files under path (its own size for a file; a symbolic link counts nothing)."""
+    if os.path.islink(path) or not os.path.isdir(path):
+        return 0 if os.path.islink(path) else os.path.getsize(path)
+    total = 0
+    for directory, _dirs, files in os.walk(path):
+        for name in files:
+            entry = os.path.join(directory, name)
+            if not os.path.islink(entry):
+                total += os.path.getsize(entry)
+    return total
+
+
+def removal(root, paths):
+    """[(path, bytes)] of those of ``paths`` that exist, in order, each inside ``root`` (its parent resolved, so
+    a link in the path cannot lead out) and not ``root`` itself; ValueError naming a path that is not."""
+    real_root = os.path.realpath(root)
+    found = []
+    for path in paths:
+        path = path.rstrip("/")
+        name = os.path.basename(path)
+        parent = os.path.realpath(os.path.dirname(path))
+        if name in ("", ".", "..") or not (parent == real_root or parent.startswith(real_root + os.sep)):
+            raise ValueError("%s is not a model directory inside %s; nothing was removed" % (path, root))
+        target = os.path.join(parent, name)
+        if os.path.lexists(target):
+            found.append((target, _bytes_under(target)))
+    return found
+
+
+def remove(path):
+    """Delete a model directory (a link or a file: itself only)."""
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path)
+    else:
+        os.unlink(path)
 
 
 def deployed_models(directories):

@@ -176,6 +176,15 @@ def read_files(module, files):
     return found
 
 
+def read_programs(paths):
+    """{path: whether it is an executable file} for each path as given (``~`` is the connecting user's home)."""
+    found = {}
+    for path in paths:
+        expanded = os.path.expanduser(path)
+        found[path] = os.path.isfile(expanded) and os.access(expanded, os.X_OK)
+    return found
+
+
 def read_rdma(module, reads, mac, macos):
     known_mac = mac or module.params["mac"]
     if not known_mac:

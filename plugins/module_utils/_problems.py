@@ -89,6 +89,32 @@ REGISTRY = {
         "Remote Login (SSH) is off: the current connection may be the last one.",
         "Turn on System Settings > General > Sharing > Remote Login, or run "
         "`sudo systemsetup -setremotelogin on` on the Mac."),
+    "homebrew_missing": _code(
+        ERROR, "preflight",
+        "Homebrew is not at its Apple silicon prefix (/opt/homebrew/bin/brew, python_env_homebrew_prefix), and a "
+        "role of the run installs with it: python_env's interpreter (python_env_interpreter_source homebrew or uv) "
+        "or exo's Python. No role installs Homebrew itself: its installer asks for the admin password at a terminal.",
+        "Install Homebrew on the Mac as the admin user (the installer at https://brew.sh, in Terminal or over SSH "
+        "with a terminal: ssh -t), or set python_env_interpreter_source path with python_env_interpreter_path, "
+        "then run again."),
+    "exo_build_tools_missing": _code(
+        ERROR, "preflight",
+        "exo is installed from its source (exo_install_method source, or pip from its git tag, the default), "
+        "which builds its Rust bindings, and the Mac lacks a build tool: Rust's cargo (rustup's nightly "
+        "toolchain), or for source also node (exo's dashboard). The install would fail after minutes of building.",
+        "Install what the message names on the Mac as the admin user (rustup: curl https://sh.rustup.rs, then "
+        "`rustup toolchain install nightly`; node: `brew install node`), or install exo without building it: "
+        "exo_package_spec from your package index with built wheels, exo_install_method app, or exo_install "
+        "false with exo_program; or leave exo out of the run (--skip-tags exo)."),
+    "node_python_unusable": _code(
+        ERROR, "preflight",
+        "The node answers SSH but has no Python Ansible can use (a fresh Mac without the Command Line Tools: "
+        "/usr/bin/python3 is only their stub), so nothing else on it was checked. site.yml's preflight and "
+        "doctor.yml find it.",
+        "Install the Command Line Tools on the node (`xcode-select --install` at the Mac, or over SSH "
+        "`softwareupdate --list` then `sudo softwareupdate --install` of the label that starts with "
+        "\"Command Line Tools for Xcode\"), or set ansible_python_interpreter to another Python 3.9+, then run "
+        "again."),
     # Topology: the controller's plan from every node's Thunderbolt facts (plugins/plugin_utils/_topology.py).
     "tb_peer_unknown": _code(
         WARNING, "topology",
@@ -303,12 +329,6 @@ REGISTRY = {
         "Wait a minute if it was restarting and run doctor.yml again; if it stays so, power-cycle it "
         "(reboot-cluster.yml with its PDU outlet in the inventory, or its power button), then run doctor.yml "
         "again."),
-    "node_python_unusable": _code(
-        ERROR, "doctor",
-        "The node answers SSH but has no Python Ansible can use (a fresh Mac without the Command Line Tools), "
-        "so nothing else on it was checked.",
-        "Install the Command Line Tools on the node (`xcode-select --install`, or site.yml's preflight "
-        "message for the softwareupdate route), then run doctor.yml again."),
     # Reboot: the checks after reboot-cluster.yml (roles/reboot_cluster).
     "reboot_node_not_back": _code(
         ERROR, "reboot",
@@ -573,6 +593,12 @@ REGISTRY = {
         "the model will not load there.",
         "Run deploy-model.yml again with the same source and name: it sends only what is missing and checks "
         "every sha256."),
+    "shard_model_served": _code(
+        ERROR, "model_shard",
+        "deploy_model_state absent was asked for a model that serve-model.yml serves (a node's serve.json names "
+        "it): removing its files under running ranks would crash them. Nothing was removed.",
+        "Stop serving it first (serve-model.yml -e serve_state=stopped, or serve another model with "
+        "serve_model_name), then run deploy-model.yml with deploy_model_state absent again."),
     "shard_unreachable": _code(
         ERROR, "model_shard",
         "A node needs a file that no chain of Thunderbolt cables brings from a node that holds it (a node with no "

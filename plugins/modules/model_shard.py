@@ -35,6 +35,9 @@ description:
     file. A file appears under its name only whole and with its sha256 checked; an interrupted pull resumes from
     its partial files; a parent that is itself receiving a piece serves it as it arrives (the striped relay of
     C(docs/deploy-model.md)).
+  - V(absent) removes the model's directory O(dest) and the directories in O(also) (the source copies a hub
+    download or a controller copy left), each of which must lie inside O(root), the models directory; a path
+    that does not exist is no failure.
   - The placement rules, the transfer plan and the relay, with their sources, are in C(docs/deploy-model.md).
 author: macops.cluster team (@macops)
 extends_documentation_fragment:
@@ -43,16 +46,17 @@ attributes:
   check_mode:
     support: full
     details: V(plan) and V(inventory) only read (in check mode they do not write O(checksum_cache)); V(present)
-      in check mode reports the files it would pull, link and remove.
+      in check mode reports the files it would pull, link and remove; V(absent) the directories it would remove.
   diff_mode:
     support: none
   platform:
     platforms: posix
 options:
   state:
-    description: V(plan) the placement, V(inventory) what a node holds, V(present) make it hold its files.
+    description: V(plan) the placement, V(inventory) what a node holds, V(present) make it hold its files, V(absent)
+      remove the model from the node.
     type: str
-    choices: [plan, inventory, present]
+    choices: [plan, inventory, present, absent]
     default: plan
   path:
     description: V(plan) only. The model directory on the host the module runs on.
@@ -215,6 +219,14 @@ options:
       - Give only what stays the same from run to run (model, runtime, rank, layers), so a second run changes
         nothing.
     type: dict
+  root:
+    description: V(absent) only. The models directory, which O(dest) and every path of O(also) must lie inside.
+    type: path
+  also:
+    description: V(absent) only. More directories of the model to remove, such as its source copies.
+    type: list
+    elements: path
+    default: []
 seealso:
   - module: macops.cluster.node_facts
 """
@@ -230,9 +242,22 @@ EXAMPLES = r"""
     runtime: mlx-lm
     runtime_version: 0.32.2
   register: model_plan
+
+- name: Remove a model and the copy its hub download left
+  macops.cluster.model_shard:
+    state: absent
+    root: /Users/admin/models
+    dest: /Users/admin/models/mlx-community--Qwen3-0.6B-4bit
+    also: [/Users/admin/models/.hub/mlx-community--Qwen3-0.6B-4bit]
 """
 
 RETURN = r"""
+removed_dirs:
+  description: V(absent). Each directory removed (in check mode, that would be), with the bytes of its files.
+  returned: state is absent
+  type: list
+  elements: dict
+  sample: [{"path": "/Users/admin/models/Qwen3-0.6B-4bit", "bytes": 335544320}]
 inventory:
   description: V(inventory). C(files) (name -> C(state) ok, partial, wrong or missing, and C(bytes) held), C(extra)
     (other files) and C(missing_bytes) (what the node still needs, partial bytes counted as held).
@@ -302,7 +327,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.macops.cluster.plugins.module_utils import _module_commands as commands
 from ansible_collections.macops.cluster.plugins.module_utils._file_digest import digests, load_cache, save_cache
 from ansible_collections.macops.cluster.plugins.module_utils._model_deploy import (
-    hold_lock, inventory, link_or_copy, manifest_of, mark_run, prune, write_json, write_manifest)
+    hold_lock, inventory, link_or_copy, manifest_of, mark_run, prune, remove, removal, write_json, write_manifest)
 from ansible_collections.macops.cluster.plugins.module_utils._model_dir import ModelError, read_model
 from ansible_collections.macops.cluster.plugins.module_utils._model_plan import place, smallest_fit
 from ansible_collections.macops.cluster.plugins.module_utils._plan_error import PlanError
@@ -313,7 +338,7 @@ from ansible_collections.macops.cluster.plugins.module_utils._problems import pr
 FILE_SPEC = dict(file=dict(type="str", required=True), size=dict(type="int", required=True),
                  sha256=dict(type="str", required=True))
 ARGUMENT_SPEC = dict(
-    state=dict(type="str", choices=["plan", "inventory", "present"], default="plan"),
+    state=dict(type="str", choices=["plan", "inventory", "present", "absent"], default="plan"),
     path=dict(type="path"),
     nodes=dict(type="list", elements="str"),
     node_facts=dict(type="dict", default={}),
@@ -341,10 +366,13 @@ ARGUMENT_SPEC = dict(
     parent_python=dict(type="path", default="/usr/bin/python3"),
     stall_timeout=dict(type="int", default=120),
     manifest=dict(type="dict"),
+    root=dict(type="path"),
+    also=dict(type="list", elements="path", default=[]),
 )
 REQUIRED_IF = [("state", "plan", ("path", "nodes", "runtime", "runtime_version")),
                ("state", "inventory", ("dest", "files")),
-               ("state", "present", ("dest", "files", "run_id"))]
+               ("state", "present", ("dest", "files", "run_id")),
+               ("state", "absent", ("dest", "root"))]
 
 
 def model_summary(model):
@@ -502,11 +530,24 @@ def present_state(module, cache_path):
     module.exit_json(**result)
 
 
+def absent_state(module):
+    try:
+        found = removal(module.params["root"], [module.params["dest"]] + module.params["also"])
+    except ValueError as exc:
+        module.fail_json(msg=str(exc))
+    if not module.check_mode:
+        for path, _size in found:
+            remove(path)
+    module.exit_json(changed=bool(found), removed_dirs=[{"path": path, "bytes": size} for path, size in found])
+
+
 def main():
     module = AnsibleModule(argument_spec=ARGUMENT_SPEC, required_if=REQUIRED_IF, supports_check_mode=True)
     state = module.params["state"]
     cache_path = module.params["checksum_cache"]
     try:
+        if state == "absent":
+            absent_state(module)
         if state == "plan":
             plan_state(module)
         if state == "inventory":

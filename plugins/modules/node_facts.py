@@ -72,7 +72,7 @@ options:
     type: list
     elements: str
     choices: [mac, macos, disk, filevault, launchd, boot, wired_limit, rdma, updates, user, files, models, links, exo,
-              network, settings, packages, sudo, ssh, listening, memory]
+              network, settings, packages, sudo, ssh, listening, memory, programs]
     default: [mac, macos, disk, filevault, launchd, user]
   volumes:
     description: Paths whose volume C(disk) measures, each given to C(df -k) as is.
@@ -90,6 +90,13 @@ options:
         time, or a public key), each at most 1 MiB. A file that is not there is no failure.
     type: list
     elements: path
+    default: []
+  programs:
+    description:
+      - Programs C(programs) looks for (an absolute path, or one under C(~) of the connecting user), each
+        reported as there and executable or not. Nothing is run.
+    type: list
+    elements: str
     default: []
   models_dirs:
     description:
@@ -324,6 +331,11 @@ files:
   type: dict
   returned: when C(files) is gathered
   sample: {"/Library/Application Support/macops/thunderbolt-plan.json": {"exists": true, "content": "{}", "json": {}}}
+programs:
+  description: "C({path: true or false}) for each of O(programs), as given, true where it is an executable file."
+  type: dict
+  returned: when C(programs) is gathered
+  sample: {"/opt/homebrew/bin/brew": true, "~/.cargo/bin/cargo": false}
 models:
   description:
     - Per deployed model under O(models_dirs), its record (C(name), C(runtime), C(runtime_version), C(mode),
@@ -434,6 +446,7 @@ from ansible_collections.macops.cluster.plugins.module_utils._node_reads import 
     read_macos,
     read_network,
     read_packages,
+    read_programs,
     read_rdma,
     read_settings,
     read_sudo,
@@ -445,7 +458,7 @@ from ansible_collections.macops.cluster.plugins.module_utils._sw_vers import ver
 from ansible_collections.macops.cluster.plugins.module_utils._tb_link_probe import judge_links, probe_links
 
 GROUPS = ["mac", "macos", "disk", "filevault", "launchd", "boot", "wired_limit", "rdma", "updates", "user", "files",
-          "models", "links", "exo", "network", "settings", "packages", "sudo", "ssh", "listening", "memory"]
+          "models", "links", "exo", "network", "settings", "packages", "sudo", "ssh", "listening", "memory", "programs"]
 DEFAULT_GROUPS = ["mac", "macos", "disk", "filevault", "launchd", "user"]
 # exo.app's daemon that resets Thunderbolt services to DHCP: C(network) names it as the cause when loaded.
 EXO_NETWORKSETUP_LABEL = "io.exo.networksetup"
@@ -522,6 +535,8 @@ def collect(module):
         node["files"] = read_files(module, files)
     if "models" in groups:
         node["models"] = deployed_models(module.params["models_dirs"])
+    if "programs" in groups:
+        node["programs"] = read_programs(module.params["programs"])
     if "links" in groups:
         judged, default_route, problems = judge_links(
             module, wanted_links, answers["links"], mac["hardware_ports"] if mac and "hardware_ports" in mac else None)
@@ -565,6 +580,7 @@ def main():
             launchd_labels=dict(type="list", elements="str", default=["com.openssh.sshd"]),
             files=dict(type="list", elements="path", default=[]),
             models_dirs=dict(type="list", elements="path", default=[]),
+            programs=dict(type="list", elements="str", default=[]),
             wired_limit_plist=dict(type="path", default="/Library/LaunchDaemons/org.macops.gpu-memory.plist"),
             min_macos=dict(type="str", default="26.2"),
             mac=dict(type="dict"),

@@ -63,4 +63,9 @@ version:
   returned: always
   type: str
   sample: 3.9.6
+problems:
+  description: The problem C(node_python_unusable) when the node has no usable Python, else none.
+  returned: always
+  type: list
+  elements: dict
 """

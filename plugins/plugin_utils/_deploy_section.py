@@ -3,7 +3,8 @@
 # PRIVATE to the collection: deploy-model.yml's section of the cluster report, and a transfer's progress line.
 """What a person reads of a model deployment, as a section of the one report (_report_sections): which
 node runs which layers and why it fits, then what moved where and how fast; report.json's section data
-holds the placement and the deployment's record for machines."""
+holds the placement and the deployment's record for machines. A model's removal is a section of the
+same operation: what each node removed."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -68,11 +69,31 @@ def wire_note(report):
         size_text(report["max_link_bytes"]))
 
 
+def removal_section(name, removed):
+    """deploy-model.yml's section when it removed a model (deploy_model_state absent): ``removed`` maps each node
+    to model_shard's ``removed`` (each directory with its bytes; none where the node held nothing)."""
+    rows, summary = [], []
+    for host in sorted(removed):
+        entries = removed[host] or []
+        rows += [[host, entry["path"], size_text(entry["bytes"])] for entry in entries]
+        summary.append("%s: %s" % (host, "removed %d director%s, %s" % (
+            len(entries), "y" if len(entries) == 1 else "ies", size_text(sum(e["bytes"] for e in entries)))
+            if entries else "held nothing of it"))
+    total = sum(entry["bytes"] for entries in removed.values() for entry in entries or [])
+    notes = ["%s is gone from every node: %s of files removed." % (name, size_text(total))]
+    return section("deploy", "Model removal: %s" % name, summary, [table(["node", "directory", "files"], rows)],
+                   data={"name": name, "removed": dict((host, list(removed[host] or [])) for host in removed)},
+                   notes=notes)
+
+
 def deploy_section(deploy):
     """deploy-model.yml's section from its run: ``deploy`` holds ``name``, ``run_id``, ``plan`` and ``model``
     (model_shard's placement), and, once the files moved, ``deployment`` (the model_deployment filter's
     transfer plan) and ``transfers`` (each node's model_shard result, by host). Without the deployment (check
-    mode, or a run that stopped before any byte moved) the section is the placement alone."""
+    mode, or a run that stopped before any byte moved) the section is the placement alone. A removal
+    (deploy_model_state absent) holds ``name`` and ``removed`` instead (removal_section)."""
+    if "removed" in deploy:
+        return removal_section(deploy.get("name") or "?", deploy["removed"] or {})
     plan, model = deploy["plan"], deploy.get("model") or {}
     name = deploy.get("name") or model.get("path") or "?"
     summary = ["rank %s: %s, layers %s, %d files, needs %s of %s" % (

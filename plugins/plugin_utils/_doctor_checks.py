@@ -327,7 +327,7 @@ def _firewall(host, node, settings):
     if pf.get("failed") or pf.get("unreachable") or "enabled" not in pf:
         found = problem(
             "check_failed", "pf's status could not be read on %s: %s" % (host, (pf.get("msg") or "")[-300:]),
-            "pfctl needs root even to read: give the connecting user a become password or the sudoers role's rules, "
+            "pfctl needs root even to read: pass the become password (-K, or ansible_become_password from a vault), "
             "or set doctor_check_firewall false.", host=host)
         return [_verdict("firewall", False, "pf not read", found)]
     fix = ("Run site.yml --tags firewall (it loads the rules and enables pf), or on %s `sudo pfctl -E -f /etc/pf.conf`; "

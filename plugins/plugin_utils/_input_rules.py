@@ -511,7 +511,16 @@ def deploy_model(params, context):
         ("deploy_model_progress_interval", 1, "seconds")])
     hub_id = params.get("deploy_model_hub_id") or ""
     controller = params.get("deploy_model_controller_source") or ""
-    if params.has("deploy_model_source") and not params["deploy_model_source"] and not hub_id and not controller:
+    # absent removes a model by its name: no source to name.
+    absent = params.get("deploy_model_state") == "absent"
+    if absent:
+        if not (params.get("deploy_model_name") or hub_id):
+            found.append(_bad(context, "deploy_model_name", params.get("deploy_model_name") or "",
+                              "deploy_model_state absent removes a model by its name, and none is given",
+                              "Set deploy_model_name to the model's directory name on the nodes, as the report's "
+                              "models list it (-e deploy_model_name=DeepSeek-V3.1-4bit), or deploy_model_hub_id to "
+                              "its Hugging Face id."))
+    elif params.has("deploy_model_source") and not params["deploy_model_source"] and not hub_id and not controller:
         found.append(_bad(context, "deploy_model_source", "", "the model to deploy is not named",
                           "Set deploy_model_source to the model's directory on the node that holds it, such as "
                           "/Users/admin/staging/DeepSeek-V3.1-4bit (-e deploy_model_source=...), or "
@@ -541,7 +550,7 @@ def deploy_model(params, context):
     found += _absolute(params, context, "deploy_model_source", "an absolute path on the source node", empty_ok=True)
     found += _absolute(params, context, "deploy_model_dir", "an absolute path on every node")
     host = params.get("deploy_model_source_host")
-    if params.has("deploy_model_source_host") and host not in context.macs:
+    if params.has("deploy_model_source_host") and host not in context.macs and not (absent and not host):
         found.append(_bad(context, "deploy_model_source_host", host or "",
                           "it must be a node of the group macs (%s)" % ", ".join(context.macs),
                           "Set deploy_model_source_host to the node that holds the model (-e "

@@ -47,11 +47,65 @@ def _check(code, severity, name, ok, detail, message, fix, host):
     return check, (None if ok else problem(code, message, fix, host=host, severity=severity))
 
 
+def needed_tools(settings):
+    """{tool: why} of the programs the roles of a run need on the Mac and no role installs, from those roles'
+    settings (a role not in the play gives None for its settings): Homebrew for python_env's interpreter and
+    exo's installs, Rust (and node) for an exo built from its source (exo's README: rustup's nightly toolchain
+    for its Rust bindings, node for its dashboard)."""
+    settings = settings or {}
+    needs = {}
+    source = settings.get("python_env_interpreter_source")
+    if source in ("homebrew", "uv"):
+        needs["homebrew"] = "python_env installs its interpreter with it (python_env_interpreter_source %s)" % source
+    method = settings.get("exo_install_method") if settings.get("exo_install") in (True, "true", "True") else None
+    if method in ("pip", "source", "app"):
+        needs.setdefault("homebrew", "the exo role installs exo's %s with it (exo_install_method %s)"
+                         % ({"pip": "Python", "source": "uv", "app": "app"}[method], method))
+    spec = settings.get("exo_package_spec") or ""
+    if method == "source" or (method == "pip" and "git+" in spec):
+        built = "exo_install_method source" if method == "source" else "exo_package_spec %s" % spec
+        needs["rust"] = "exo's Rust bindings are built on the Mac (%s)" % built
+        if method == "source":
+            needs["node"] = "exo's dashboard is built on the Mac (exo_install_method source)"
+    return needs
+
+
+def _tool_checks(host, node, tools, needs):
+    """The Homebrew and exo build tool checks, one per needed tool: any of its paths there will do."""
+    found = (node or {}).get("programs") or {}
+    results = []
+    if "homebrew" in needs:
+        paths = tools.get("homebrew") or []
+        there = [path for path in paths if found.get(path)]
+        results.append(_check(
+            "homebrew_missing", ERROR, "homebrew", there, "%s %s" % (", ".join(paths), "there" if there else "missing"),
+            "%s has no Homebrew at %s; %s." % (host, " or ".join(paths), needs["homebrew"]),
+            "Install Homebrew on %s as the admin user (the installer at https://brew.sh, in Terminal or over `ssh -t`), "
+            "or set python_env_interpreter_source path, then run again." % host, host))
+    missing = [tool for tool in ("rust", "node") if tool in needs
+               and not any(found.get(path) for path in tools.get(tool) or [])]
+    if "rust" in needs:
+        names = {"rust": "Rust's cargo (%s)" % " or ".join(tools.get("rust") or []),
+                 "node": "node (%s)" % " or ".join(tools.get("node") or [])}
+        results.append(_check(
+            "exo_build_tools_missing", ERROR, "exo_build_tools", not missing,
+            "missing: %s" % ", ".join(missing) if missing else "cargo%s there" % (" and node" if "node" in needs else ""),
+            "%s lacks %s; %s, so its install would fail." % (host, " and ".join(names[tool] for tool in missing),
+                                                             needs["rust"]),
+            "On %s as the admin user: %s. Or install exo without building it: exo_package_spec from your package "
+            "index with built wheels, exo_install_method app, or leave exo out (--skip-tags exo)."
+            % (host, "; ".join({"rust": "curl https://sh.rustup.rs | sh, then `rustup toolchain install nightly`",
+                                "node": "`brew install node`"}[tool] for tool in missing)), host))
+    return results
+
+
 def node_checks(host, mac, node, macs, min_macos="26.2", require_same_build=True, min_memory_gb=16,
-                min_free_disk_gb=20, filevault_allowed=True):
+                min_free_disk_gb=20, filevault_allowed=True, tools=None, needs=None):
     """{'checks': [{name, ok, detail, code}], 'problems': [...]} for one node.
 
-    ``macs`` maps every node of the play to its macops_mac (for the build check)."""
+    ``macs`` maps every node of the play to its macops_mac (for the build check); ``tools`` maps each
+    tool to the paths where it may be ({"homebrew": ["/opt/homebrew/bin/brew"], ...}, node_facts'
+    ``programs`` read them) and ``needs`` is needed_tools() of the run: a tool no role needs is not checked."""
     version, build = mac.get("macos_version") or "", mac.get("macos_build") or ""
     min_memory_gb, min_free_disk_gb = _number(min_memory_gb), _number(min_free_disk_gb)
     results = []
@@ -116,6 +170,8 @@ def node_checks(host, mac, node, macs, min_macos="26.2", require_same_build=True
         "Remote Login (SSH) is off on %s; this run may be its last connection." % host,
         "Turn on System Settings > General > Sharing > Remote Login on %s, or run "
         "`sudo systemsetup -setremotelogin on` there." % host, host))
+
+    results += _tool_checks(host, node, tools or {}, needs or {})
 
     return {"checks": [check for check, found in results],
             "problems": [found for check, found in results if found is not None]}

@@ -17,7 +17,7 @@ __metaclass__ = type
 from ._topology_common import natural_key
 
 # The order sections appear in, whatever order the inputs name them.
-OPERATIONS = ("doctor", "update", "reboot", "deploy", "benchmark")
+OPERATIONS = ("doctor", "update", "reboot", "deploy", "serve", "benchmark")
 
 
 def table(columns, rows, caption=""):

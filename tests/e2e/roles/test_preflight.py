@@ -1,9 +1,11 @@
 """preflight on the lab: fact-free validation stops bad input before any Mac is contacted; the
 node checks publish macops_preflight and fail only the node that is wrong, naming the fix."""
+import json
+
 import pytest
 
 from access_helpers import CONVERGE, fact_dump_playbook, read_host_json, recap, run_playbook
-from labtools import HOSTS, log_lines, maclab
+from labtools import HOSTS, log_lines, maclab, ssh
 from macsim import layout
 
 CHECKS = ["macos_version", "macos_build", "memory", "free_disk", "filevault", "remote_login"]
@@ -110,3 +112,36 @@ def test_filevault_pending_is_named_with_the_restart_it_needs(dump):
                                        "enabled after the next restart.): its next restart waits at the pre-boot")
     assert found["fix"].startswith("Restart mac3 once with someone at the Mac to unlock it")
     assert all(read_host_json(path, host)["problems"] == [] for host in ("mac1", "mac2", "mac4"))
+
+
+# What site.yml's roles would run, given to a preflight-only play: python_env's interpreter from Homebrew and exo
+# with pip from its git tag (exo's default), which builds exo's Rust bindings on the Mac.
+SITE_TOOLS = {"python_env_interpreter_source": "homebrew", "exo_install": True, "exo_install_method": "pip",
+              "exo_package_spec": "exo @ git+https://github.com/exo-explore/exo.git@v1.0.68"}
+
+
+def test_a_mac_without_homebrew_or_rust_is_stopped_by_preflight_naming_each(dump):
+    """Issue 35: every prerequisite has the preflight code that finds it missing. The lab's Macs have Homebrew
+    (its brew shim) and no Rust; `fault homebrew-missing` takes Homebrew from mac2, and mac3 gets rustup's cargo."""
+    path, playbook = dump
+    maclab("fault", "homebrew-missing", "mac2")
+    ssh("mac3", "mkdir -p ~/.cargo/bin && printf '#!/bin/sh\\n' > ~/.cargo/bin/cargo && chmod 755 ~/.cargo/bin/cargo")
+    try:
+        proc = run_playbook(playbook, "-e", json.dumps(SITE_TOOLS))
+        # mac3 has both: it passes, its checks name them.
+        passed = read_host_json(path, "mac3")
+        index = run_playbook(playbook, "-e", json.dumps(dict(SITE_TOOLS, exo_package_spec="exo==1.0.68")))
+    finally:
+        maclab("fault", "clear")
+        ssh("mac3", "rm -rf ~/.cargo")
+    assert proc.returncode != 0
+    assert {host for host, counts in recap(proc.stdout).items() if counts["failed"]} == {"mac1", "mac2", "mac4"}
+    assert passed["problems"] == [] and [c["name"] for c in passed["checks"]][-2:] == ["homebrew", "exo_build_tools"]
+    flat = " ".join(proc.stdout.split())
+    for host in ("mac1", "mac2", "mac4"):
+        assert ("[exo_build_tools_missing] %s lacks Rust's cargo (~/.cargo/bin/cargo or /opt/homebrew/bin/cargo)"
+                % host) in flat
+    assert "[homebrew_missing] mac2 has no Homebrew at /opt/homebrew/bin/brew" in flat
+    assert "[homebrew_missing] mac1" not in flat
+    # exo from a package index with built wheels builds nothing: Homebrew alone is needed, and mac2 lacks it.
+    assert {host for host, counts in recap(index.stdout).items() if counts["failed"]} == {"mac2"}

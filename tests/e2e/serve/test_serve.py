@@ -530,3 +530,41 @@ def test_a_rank_that_keeps_failing_stops_after_the_cap_and_the_run_says_so(serve
     # serve-model.yml says so too (serve_not_ready, the leader's last failure) and fails.
     failed = served("-e", "serve_state=restarted", check=False)
     assert failed.returncode != 0 and "serve_not_ready" in failed.stdout, failed.stdout[-3000:]
+
+
+def test_a_served_model_is_not_removed_and_once_stopped_deploy_model_state_absent_leaves_no_file_of_it(served):
+    """Issue 35: deploy_model_state absent removes the model from every node, refused while it is served (the
+    test before left the ranks failed: serve.json still names the model). With deploy_model_remove_sources the
+    copy a controller source left goes too; the owner's own staging directory stays."""
+    def remove(*extra, check=True):
+        return served.playbook(DEPLOY, "-e", json.dumps({"deploy_model_state": "absent", "deploy_model_name": NAME,
+                                                         "deploy_model_remove_sources": True,
+                                                         "deploy_model_report_dir": os.path.join(served.tmp_dir,
+                                                                                                 "remove")}),
+                               *extra, check=check)
+
+    def held(host):
+        return sorted(name for name in os.listdir(on_host(host, "/Users/admin/models")) if NAME in name) + sorted(
+            "." + where for where in ("hub", "controller")
+            if os.path.isdir(on_host(host, "/Users/admin/models/.%s/%s" % (where, NAME))))
+
+    ssh("mac2", "mkdir -p /Users/admin/models/.controller/%s && echo {} > /Users/admin/models/.controller/%s/config.json"
+        % (NAME, NAME))
+    refused = remove(check=False)
+    assert refused.returncode != 0 and "[shard_model_served] mac1: %s is served by mac1, mac2, mac3, mac4" % NAME in " ".join(
+        refused.stdout.split()), refused.stdout[-3000:]
+    assert [held(host) for host in HOSTS] == [[NAME]] + [[NAME, ".controller"]] + [[NAME]] * 2
+    served("-e", "serve_state=stopped")
+    predicted = remove("--check")
+    assert [held(host) for host in HOSTS] == [[NAME]] + [[NAME, ".controller"]] + [[NAME]] * 2, predicted.stdout
+    removed = remove()
+    assert [held(host) for host in HOSTS] == [[]] * 4
+    assert os.path.isdir(on_host("mac1", SOURCE))  # the owner's staging copy is not deploy-model.yml's to remove
+    report = valid_report(os.path.join(served.tmp_dir, "remove"))
+    assert report["verdict"] == "healthy" and [n["name"] for n in report["nodes"]] == HOSTS
+    [section] = [s for s in report["sections"] if s["operation"] == "deploy"]
+    assert sorted(section["data"]["removed"]) == HOSTS and section["title"] == "Model removal: %s" % NAME
+    assert [entry["path"] for entry in section["data"]["removed"]["mac2"]] == [DEST, "/Users/admin/models/.controller/" + NAME]
+    assert all(counts["changed"] == 1 for counts in recap(removed.stdout).values()), removed.stdout[-3000:]
+    again = remove()
+    assert all(counts["changed"] == 0 for counts in recap(again.stdout).values()), again.stdout[-3000:]

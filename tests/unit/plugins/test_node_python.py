@@ -64,6 +64,7 @@ def ask(tmp_path, python):
 def test_a_real_interpreter_passes(tmp_path):
     asked = ask(tmp_path, sys.executable)
     assert asked.get("failed") is not True and asked["version"] == "%d.%d.%d" % sys.version_info[:3]
+    assert asked["problems"] == []
 
 
 def test_the_command_line_tools_stub_is_named_with_the_fix(tmp_path):
@@ -72,3 +73,6 @@ def test_the_command_line_tools_stub_is_named_with_the_fix(tmp_path):
     stub.chmod(0o755)
     asked = ask(tmp_path, str(stub))
     assert asked["failed"] is True and "Command Line Tools stub" in asked["msg"] and asked["version"] is None
+    # The one problem shape, which the report reads from preflight's registered result.
+    [found] = asked["problems"]
+    assert (found["code"], found["severity"], found["message"]) == ("node_python_unusable", "error", asked["msg"])

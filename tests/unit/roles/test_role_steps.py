@@ -20,7 +20,7 @@ PHASES = {
     "rdma": {"gate"},
     "exo": {"networksetup_guard"},
     "benchmark": {"validate"},
-    "deploy_model": {"validate"},
+    "deploy_model": {"validate", "absent"},  # deploy_model_state absent: the model off every node
     "reboot_cluster": {"before", "restart"},
     "serve": {"completion"},  # reboot-cluster.yml and doctor.yml prove a served model answers
     "macos_update": {"after"},  # update-macos.yml runs site.yml's settings roles between main and after

@@ -166,3 +166,17 @@ def test_a_deployment_without_a_name_is_named_by_its_source():
              wired_limit_bytes=2, wired_limit_source="iogpu.wired_limit_mb", headroom_bytes=1) for r in plan["ranks"]])
     entry = deploy_section({"plan": ranked, "model": {"path": SOURCE}})
     assert entry["title"] == "Model deployment: %s" % SOURCE and entry["data"]["name"] == SOURCE
+
+
+def test_a_removal_is_the_deploy_section_with_what_each_node_removed_and_validates():
+    removed = {"mac1": [{"path": "/Users/admin/models/m", "bytes": 3 * MB},
+                        {"path": "/Users/admin/models/.hub/m", "bytes": 5 * MB}],
+               "mac2": [{"path": "/Users/admin/models/m", "bytes": 2 * MB}], "mac3": [], "mac4": None}
+    entry = deploy_section({"name": "m", "removed": removed})
+    assert entry["title"] == "Model removal: m" and entry["data"]["removed"]["mac4"] == []
+    assert entry["summary"] == ["mac1: removed 2 directories, 8.4 MB", "mac2: removed 1 directory, 2.1 MB",
+                                "mac3: held nothing of it", "mac4: held nothing of it"]
+    assert entry["notes"] == ["m is gone from every node: 10.5 MB of files removed."]
+    model = build_report_model({"mac1": {}}, {}, [], "Model removal: m", {"playbook": "deploy-model.yml"}, [entry])
+    assert_valid_report(json.loads(json.dumps(model)))
+    assert "| mac1 | /Users/admin/models/.hub/m | 5.2 MB |" in render_markdown(model)

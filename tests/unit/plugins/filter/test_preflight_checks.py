@@ -84,3 +84,50 @@ def test_a_node_read_without_its_groups_is_a_clear_error():
         preflight_checks(mac(), {"launchd": {}}, "mac1", {"mac1": mac()})
     with pytest.raises(AnsibleFilterError, match="must be dicts"):
         preflight_checks(None, node(), "mac1", {})
+
+
+TOOLS = {"homebrew": ["/opt/homebrew/bin/brew"], "rust": ["~/.cargo/bin/cargo", "/opt/homebrew/bin/cargo"],
+         "node": ["/opt/homebrew/bin/node"]}
+# The settings site.yml's defaults give: python_env from Homebrew, exo with pip from its git tag.
+SITE = {"python_env_interpreter_source": "homebrew", "exo_install": True, "exo_install_method": "pip",
+        "exo_package_spec": "exo @ git+https://github.com/exo-explore/exo.git@v1.0.68"}
+
+
+def with_programs(**there):
+    read = node()
+    read["programs"] = dict((path, there.get(path, False)) for paths in TOOLS.values() for path in paths)
+    return read
+
+
+def tool_codes(read, settings):
+    result = preflight_checks(mac(), read, "mac1", {"mac1": mac()}, tools=TOOLS, settings=settings)
+    return [c["name"] for c in result["checks"]][6:], codes(result), result["problems"]
+
+
+def test_a_mac_without_homebrew_or_rust_fails_before_any_role_needs_them():
+    names, found, problems = tool_codes(with_programs(), SITE)
+    assert names == ["homebrew", "exo_build_tools"]
+    assert found == [("homebrew_missing", "error", "mac1"), ("exo_build_tools_missing", "error", "mac1")]
+    assert "python_env installs its interpreter with it (python_env_interpreter_source homebrew)" in problems[0]["message"]
+    assert "mac1 lacks Rust's cargo (~/.cargo/bin/cargo or /opt/homebrew/bin/cargo)" in problems[1]["message"]
+    assert "rustup toolchain install nightly" in problems[1]["fix"] and "--skip-tags exo" in problems[1]["fix"]
+
+
+def test_any_one_path_of_a_tool_will_do_and_tools_no_role_needs_are_not_checked():
+    ready = with_programs(**{"/opt/homebrew/bin/brew": True, "/opt/homebrew/bin/cargo": True})
+    assert tool_codes(ready, SITE)[:2] == (["homebrew", "exo_build_tools"], [])
+    # exo from a package index with built wheels builds nothing: no Rust needed, Homebrew still (exo's Python).
+    index = dict(SITE, exo_package_spec="exo==1.0.68", python_env_interpreter_source="path")
+    assert tool_codes(with_programs(), index)[:2] == (["homebrew"], [("homebrew_missing", "error", "mac1")])
+    # A play without python_env or exo (preflight alone): nothing to check.
+    assert tool_codes(with_programs(), {"python_env_interpreter_source": None, "exo_install": None})[:2] == ([], [])
+    assert tool_codes(with_programs(), None)[:2] == ([], [])
+
+
+def test_exo_from_source_needs_node_too_and_names_only_what_is_missing():
+    source = dict(SITE, exo_install_method="source")
+    _names, found, problems = tool_codes(with_programs(**{"/opt/homebrew/bin/brew": True,
+                                                          "~/.cargo/bin/cargo": True}), source)
+    assert found == [("exo_build_tools_missing", "error", "mac1")]
+    assert "mac1 lacks node (/opt/homebrew/bin/node)" in problems[0]["message"]
+    assert "brew install node" in problems[0]["fix"] and "rustup" not in problems[0]["fix"]

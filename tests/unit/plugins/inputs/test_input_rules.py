@@ -217,6 +217,16 @@ GOOD_DEPLOY = {"deploy_model_source": "/Users/admin/staging/m", "deploy_model_so
     ({"deploy_model_hub_id": "org/m", "deploy_model_hub_revision": ""}, "deploy_model_hub_revision",
      "the revision is empty"),
     ({"deploy_model_stall_timeout": 1}, "deploy_model_stall_timeout", "5 or more"),
+    # absent removes a model by its name: no source, no source host needed; the name must be one.
+    ({"deploy_model_state": "absent", "deploy_model_source": "", "deploy_model_source_host": "", "deploy_model_name": "m"},
+     None, None),
+    ({"deploy_model_state": "absent", "deploy_model_source": "", "deploy_model_source_host": "",
+      "deploy_model_hub_id": "mlx-community/m"}, None, None),
+    ({"deploy_model_state": "absent", "deploy_model_source": "", "deploy_model_source_host": ""}, "deploy_model_name",
+     "removes a model by its name, and none is given"),
+    ({"deploy_model_state": "absent", "deploy_model_name": "../m"}, "deploy_model_name", "not a path"),
+    ({"deploy_model_state": "absent", "deploy_model_name": "m", "deploy_model_source_host": "mac9"},
+     "deploy_model_source_host", "a node of the group macs"),
 ])
 def test_deploy_model_names_the_model_its_node_and_sensible_paths(change, variable, reason, tmp_path):
     """A plain name or a Hugging Face id (the nodes get org--name, exo's layout, which exo needs)."""

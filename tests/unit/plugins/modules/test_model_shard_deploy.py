@@ -380,3 +380,44 @@ def test_a_runner_that_ends_the_process_is_an_error_not_a_file_quietly_dropped(w
                                      str(world["tmp"]), lambda entry, pos: ["true"], ends,
                                      pull_lib.Progress(big["size"]), 1)
     assert done == [] and errors == ["SystemExit: SystemExit(1)"]
+
+
+def absent(monkeypatch, capsys, root, dest, also=(), check=False):
+    args = {"state": "absent", "root": str(root), "dest": str(dest), "also": [str(path) for path in also]}
+    if check:
+        args["_ansible_check_mode"] = True
+    return run_module(monkeypatch, capsys, model_shard.main, args, FakeMac({}))[0]
+
+
+def test_absent_removes_the_model_and_its_source_copies_and_a_second_run_changes_nothing(monkeypatch, capsys, tmp_path):
+    root = tmp_path / "models"
+    for where in ("m", ".hub/m", ".controller/m", "other"):
+        (root / where / "sub").mkdir(parents=True)
+        (root / where / "a.safetensors").write_bytes(b"x" * 100)
+        (root / where / "sub" / "b").write_bytes(b"y" * 20)
+    os.link(str(root / ".hub" / "m" / "a.safetensors"), str(root / "m" / "hard"))
+    (root / "m" / "link").symlink_to(root / "other" / "a.safetensors")
+    also = [root / ".hub" / "m", root / ".controller" / "m"]
+    predicted = absent(monkeypatch, capsys, root, root / "m", also, check=True)
+    assert predicted["changed"] is True and (root / "m").is_dir()
+    assert predicted["removed_dirs"] == [{"path": str(root / "m"), "bytes": 220},
+                                         {"path": str(root / ".hub" / "m"), "bytes": 120},
+                                         {"path": str(root / ".controller" / "m"), "bytes": 120}]
+    result = absent(monkeypatch, capsys, root, root / "m", also)
+    assert result["changed"] is True and result["removed_dirs"] == predicted["removed_dirs"]
+    assert sorted(os.listdir(str(root))) == [".controller", ".hub", "other"]
+    assert (root / "other" / "a.safetensors").read_bytes() == b"x" * 100  # a link's target stays
+    again = absent(monkeypatch, capsys, root, root / "m", also)
+    assert again["changed"] is False and again["removed_dirs"] == []
+
+
+@pytest.mark.parametrize("dest", ["{root}", "{root}/..", "{tmp}/elsewhere/m", "{root}/escape/m"])
+def test_absent_refuses_a_path_outside_the_models_directory_and_removes_nothing(monkeypatch, capsys, tmp_path, dest):
+    root = tmp_path / "models"
+    (root / "m").mkdir(parents=True)
+    (tmp_path / "elsewhere" / "m").mkdir(parents=True)
+    (root / "escape").symlink_to(tmp_path / "elsewhere")  # a link inside root that leads out
+    path = dest.format(root=root, tmp=tmp_path)
+    result = absent(monkeypatch, capsys, root, path, [root / "m"])
+    assert result["failed"] is True and "is not a model directory inside %s" % root in result["msg"]
+    assert (root / "m").is_dir() and (tmp_path / "elsewhere" / "m").is_dir()

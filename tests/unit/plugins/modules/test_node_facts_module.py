@@ -216,6 +216,21 @@ def test_models_lists_each_deployed_model_checked_by_name_and_size(monkeypatch, 
     assert by_name["garbled"]["complete"] is False and ".macops-model.json" in by_name["garbled"]["error"]
 
 
+def test_programs_says_which_are_executable_files_runs_nothing_and_expands_the_home(monkeypatch, capsys, tmp_path):
+    home = tmp_path / "home"
+    (home / ".cargo" / "bin").mkdir(parents=True)
+    (home / ".cargo" / "bin" / "cargo").write_text("#!/bin/sh\n")
+    (home / ".cargo" / "bin" / "cargo").chmod(0o755)
+    (tmp_path / "brew").write_text("not executable")
+    monkeypatch.setenv("HOME", str(home))
+    args = {"gather": ["programs"], "programs": ["~/.cargo/bin/cargo", str(tmp_path / "brew"), str(tmp_path),
+                                                 str(tmp_path / "node")]}
+    result, calls = run_module(monkeypatch, capsys, node_facts.main, args, studio())
+    assert calls == []
+    assert result["programs"] == {"~/.cargo/bin/cargo": True, str(tmp_path / "brew"): False, str(tmp_path): False,
+                                  str(tmp_path / "node"): False}
+
+
 ROUTE_PEER = ["/sbin/route", "-n", "get", "198.19.0.2"]
 ROUTE_DEFAULT = ["/sbin/route", "-n", "get", "default"]
 PING_PEER = ["/sbin/ping", "-c", "2", "-i", "0.2", "-t", "3", "198.19.0.2"]

@@ -6,6 +6,7 @@ import json
 import os
 
 import pytest
+import yaml
 from report_schema import benchmark_schema
 
 from benchmark_pages import benchmark_pages
@@ -60,6 +61,16 @@ def test_a_model_on_every_node_plans_one_node_and_pipelined_runs():
     assert [(r["nodes"], r["pipeline"], r["backend"], r["hosts"]) for r in runs] == [
         (1, False, None, ["mac1"]), (4, True, "ring", HOSTS)]
     assert runs[0]["name"] == "tiny-qwen2" and runs[0]["layers"] == 8 and runs[0]["model_type"] == "qwen2"
+
+
+def test_the_role_s_defaults_time_a_model_that_fits_on_no_single_node_across_the_nodes_only():
+    # Issue 35: the defaults suit a cluster whose model fits on no single node (a deploy-model.yml copy for
+    # mlx-lm holds each rank's layers only): no run loads the whole model on one node.
+    with open(os.path.join(ROOT, "roles", "benchmark", "defaults", "main.yml")) as handle:
+        defaults = yaml.safe_load(handle)
+    runs, problems = generate_plan([MODEL], dict((h, {MODEL: CONFIG}) for h in HOSTS), HOSTS, "ring",
+                                   defaults["benchmark_generate_single"], defaults["benchmark_generate_pipeline"])
+    assert problems == [] and [(r["nodes"], r["hosts"]) for r in runs] == [(4, HOSTS)]
 
 
 def test_a_model_missing_on_a_node_is_an_error_naming_the_node_and_the_variable():
