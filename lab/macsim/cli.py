@@ -66,6 +66,8 @@ def _parser():
 
     up = sub.add_parser("up", help="create the lab (idempotent)")
     up.add_argument("--nodes", type=int, default=4)
+    up.add_argument("--spare", type=int, default=0,
+                    help="the last N hosts are spare Macs: up, cables unplugged, not in the group macs")
     up.add_argument("--topology", default="mesh", help="mesh, ring, line or a JSON cable file")
     up.add_argument("--profiles", default=None,
                     help="comma list, one per node (known: %s)" % ", ".join(sorted(profiles.PROFILES)))
@@ -86,6 +88,10 @@ def _parser():
     ssh = sub.add_parser("ssh", help="maclab ssh HOST -- CMD")
     ssh.add_argument("host")
     ssh.add_argument("command", nargs=argparse.REMAINDER)
+    plug = sub.add_parser("plug", help="plug in the cables of HOST (a spare Mac joins the cabling)")
+    plug.add_argument("host")
+    unplug = sub.add_parser("unplug", help="unplug every cable of HOST (a Mac leaves the cabling)")
+    unplug.add_argument("host")
     wait = sub.add_parser("wait", help="wait until every powered-on host answers SSH")
     wait.add_argument("--timeout", type=float, default=60.0)
     recovery = sub.add_parser("recovery", help="reboot HOST into recoveryOS")
@@ -142,7 +148,7 @@ def main(argv=None):
             plan = labmod.plan(args.name, args.nodes, args.topology,
                                args.profiles.split(",") if args.profiles else None,
                                args.link_rate, args.boot_seconds, _os_info(args.macos),
-                               rdma=args.rdma == "on")
+                               rdma=args.rdma == "on", spare=args.spare)
             labmod.up(paths, plan, ssh_timeout=args.ssh_timeout, selfcheck_enabled=not args.skip_selfcheck)
         elif args.verb == "down":
             labmod.down(paths)
@@ -157,6 +163,8 @@ def main(argv=None):
             command = args.command[1:] if args.command[:1] == ["--"] else args.command
             argv = faults.host_shell_argv(paths, args.host, command)
             os.execvp(argv[0], argv)
+        elif args.verb in ("plug", "unplug"):
+            print((faults.plug if args.verb == "plug" else faults.unplug)(paths, args.host))
         elif args.verb == "wait":
             labmod.wait(paths, labmod.load(paths), timeout=args.timeout)
         elif args.verb == "recovery":

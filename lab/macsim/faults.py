@@ -116,6 +116,33 @@ def fault_cut(paths, a, b):
     return "cable(s) %s-%s unplugged" % (a, b)
 
 
+def plug(paths, host):
+    """`maclab plug HOST`: the cables planned to HOST (a spare Mac's, or a retired one's) are plugged in; not a
+    fault, so `fault clear` leaves them as they are."""
+    with statefile.editing(paths.lab_json, paths.root) as lab:
+        _check_host(lab, host)
+        cables = [c for c in lab["cables"] if host in (c["a"], c["b"]) and c.get("unplugged")]
+        for cable in cables:
+            cable.pop("unplugged")
+            restore_cable(paths, cable)
+    return "%s: %d cable(s) plugged in" % (host, len(cables))
+
+
+def unplug(paths, host):
+    """`maclab unplug HOST`: every cable of HOST unplugged (a Mac taken out of the cluster) until `maclab plug`."""
+    with statefile.editing(paths.lab_json, paths.root) as lab:
+        _check_host(lab, host)
+        peers = sorted(set(c["b"] if c["a"] == host else c["a"] for c in lab["cables"]
+                           if host in (c["a"], c["b"]) and c.get("state") != "cut"))
+    for peer in peers:
+        fault_cut(paths, host, peer)
+    with statefile.editing(paths.lab_json, paths.root) as lab:
+        for cable in lab["cables"]:
+            if host in (cable["a"], cable["b"]):
+                cable["unplugged"] = True
+    return "%s: unplugged from %s" % (host, ", ".join(peers) or "nothing")
+
+
 def restore_cable(paths, cable):
     ends = [(cable["a"], cable["a_device"]), (cable["b"], cable["b_device"])]
     net.create_cable(cable, {end: _port_mac(paths, *end) for end in ends})
@@ -379,7 +406,7 @@ def fault_clear(paths):
                 if cable.get("state") == "connected":
                     net.shape(cable["a"], cable["a_device"], cable["rate"])
                     net.shape(cable["b"], cable["b_device"], cable["rate"])
-            if cable.get("state") == "cut":
+            if cable.get("state") == "cut" and not cable.get("unplugged"):
                 restore_cable(paths, cable)
         recorded = list(reversed(lab.get("faults", [])))
         lab["faults"] = []

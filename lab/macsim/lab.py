@@ -85,7 +85,12 @@ def launchd_pid(paths, host):
 
 
 # ---- up ------------------------------------------------------------------------------------
-def plan(name, nodes, topology_arg, profile_names, link_rate, boot_seconds, os_info, rdma=True):
+def plan(name, nodes, topology_arg, profile_names, link_rate, boot_seconds, os_info, rdma=True, spare=0):
+    """The lab to build. The last ``spare`` hosts are Macs on the shelf: up, with their cables planned but
+    unplugged (`maclab plug HOST` connects them) and outside the inventory's group macs (in `spare`): a Mac to
+    add to the cluster."""
+    if not 0 <= spare < nodes:
+        raise LabError("--spare must leave at least one node in the cluster (%d of %d)" % (spare, nodes))
     if profile_names is None:
         profile_names = profiles.default_profiles(nodes)
     if len(profile_names) != nodes:
@@ -96,7 +101,13 @@ def plan(name, nodes, topology_arg, profile_names, link_rate, boot_seconds, os_i
     for index in range(1, nodes + 1):
         hosts.append({"name": layout.host_name(index), "index": index, "profile": profile_names[index - 1],
                       "ip": layout.mgmt_ip(index), "os": dict(os_info), "rdma": bool(rdma)})
+        if index > nodes - spare:
+            hosts[-1]["spare"] = True
     cables = topology.plan_cables(topology_arg, {h["name"]: h["profile"] for h in hosts}, link_rate)
+    shelf = set(h["name"] for h in hosts if h.get("spare"))
+    for cable in cables:
+        if cable["a"] in shelf or cable["b"] in shelf:
+            cable.update(state="cut", unplugged=True)
     pythons = hostfs.find_pythons()
     return {
         "schema": 1, "name": name, "hosts": hosts, "cables": cables, "boot_seconds": float(boot_seconds),

@@ -231,12 +231,13 @@ REGISTRY = {
         ERROR, "thunderbolt_network",
         "A planned peer did not answer pings over its own cable.",
         "Reseat or replace the cable, check that the peer is up with its planned address, and that no "
-        "Thunderbolt Bridge holds either port."),
+        "Thunderbolt Bridge holds either port. A cable moved on purpose to another port or Mac: run the whole "
+        "site.yml (docs/membership.md), which plans it again with everything that uses its addresses."),
     "tb_link_wrong_interface": _code(
         ERROR, "thunderbolt_network",
         "A planned peer is reached through another interface than its own cable.",
         "Check the port's address (`networksetup -getinfo` of its service) and that no other service holds "
-        "an address in the same /30; run the thunderbolt_network role again."),
+        "an address in the same /30; run site.yml again (after a moved cable, all of it: docs/membership.md)."),
     "tb_default_route_over_thunderbolt": _code(
         ERROR, "thunderbolt_network",
         "The default route goes through a Thunderbolt interface.",

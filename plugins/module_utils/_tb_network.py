@@ -206,6 +206,19 @@ def read_service_settings(module, networksetup, hardware_ports, services, wanted
     return infos, mtus
 
 
+def lost_addresses(readdressed, previous_text, host, wanted_services):
+    """Those of ``readdressed`` whose port had the address it gets now in the plan applied before (the state
+    file's text, ``previous_text``): an address lost since. A port the last plan did not address (a cable just
+    plugged in, as when a Mac joins) or addressed otherwise (a moved cable) has lost nothing."""
+    try:
+        before = (json.loads(previous_text or "{}").get("hosts") or {}).get(host) or {}
+    except (ValueError, AttributeError):
+        return []
+    wanted = dict((service["device"], service["address"]) for service in wanted_services)
+    return [entry for entry in readdressed
+            if isinstance(before.get(entry["device"]), dict) and before[entry["device"]].get("ip") == wanted.get(entry["device"])]
+
+
 def plan(hardware_ports, services, infos, mtus, bridge_live, wanted):
     """Commands that bring the Mac to `wanted`.
 

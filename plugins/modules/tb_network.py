@@ -223,7 +223,10 @@ services:
   elements: dict
   sample: [{"device": "en3", "service": "Thunderbolt 2", "address": "198.19.0.1", "netmask": "255.255.255.252"}]
 readdressed:
-  description: Existing services whose IPv4 settings differed from the plan, with what they were.
+  description:
+    - Services that had lost the address the plan applied before (O(state_file)) gives them again, with what they
+      were. A port the last plan did not address (a new cable, a Mac that joined) or addressed otherwise (a moved
+      cable) is not one of them.
   returned: always
   type: list
   elements: dict
@@ -290,6 +293,7 @@ from ansible_collections.macops.cluster.plugins.module_utils._tb_link_probe impo
 from ansible_collections.macops.cluster.plugins.module_utils._tb_link_problems import repaired_drift_problems
 from ansible_collections.macops.cluster.plugins.module_utils._tb_network import (
     DEFAULT_BRIDGE_DEVICE,
+    lost_addresses,
     plan,
     read_service_settings,
     state_text,
@@ -494,7 +498,7 @@ def main():
         changed=bool(result["steps"]) or state_changed,
         commands=result["steps"],
         services=result["services"],
-        readdressed=result["readdressed"],
+        readdressed=lost_addresses(result["readdressed"], previous, module.params["host"], wanted["services"]),
         bridge_removed=result["bridge_removed"],
         state_found=previous is not None,
         state_changed=state_changed,

@@ -30,7 +30,13 @@ def e2e_logs(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def lab():
+def lab_shape():
+    """`maclab up`'s options for the session's lab beyond the defaults (a lane's conftest may ask for more)."""
+    return ()
+
+
+@pytest.fixture(scope="session")
+def lab(lab_shape):
     """The session's lab, fresh from `maclab up`; with MACLAB_REUSE=1 the lab that is up as it is
     (make e2e's secrets scan, after the streams, on the converged lab molecule goes on with)."""
     if os.geteuid() != 0:
@@ -40,7 +46,7 @@ def lab():
         maclab("wait", "--timeout", "60")  # as it is: `up` with other options would rebuild it
     else:
         maclab("down")
-        maclab("up", "--ssh-timeout", "30", "--boot-seconds", BOOT_SECONDS)
+        maclab("up", "--ssh-timeout", "30", "--boot-seconds", BOOT_SECONDS, *lab_shape)
     up_seconds = time.time() - started
     yield {"up_seconds": up_seconds, "lab": read_json("lab.json")}
     # make test hands the converged lab on to molecule, whose destroy takes it down.

@@ -7,6 +7,13 @@ import pytest
 
 
 @pytest.fixture(scope="session")
+def lab_shape():
+    """Four Macs in the cluster and a fifth on the shelf (up, its cables unplugged, outside the group macs), which
+    test_serve_membership.py adds to the cluster and retires again once serving is done."""
+    return ("--nodes", "5", "--spare", "1")
+
+
+@pytest.fixture(scope="session")
 def converged(site):
     site("--skip-tags", "exo")
     return {}

@@ -141,3 +141,20 @@ def test_name_clash_is_refused():
     services_without_en3 = [svc for svc in services if svc["device"] != "en3"]
     with pytest.raises(PlanError, match="not bound to en3"):
         plan(PORTS, services_without_en3, {}, {}, None, wanted())
+
+
+def test_only_a_port_that_had_its_planned_address_before_has_lost_it():
+    """A cable just plugged in (a Mac that joined: its port was never addressed) and a moved cable (its port had
+    another address) lost nothing; a port back on DHCP with the same planned address did."""
+    from ansible_collections.macops.cluster.plugins.module_utils._tb_network import lost_addresses
+    import json
+    previous = json.dumps({"hosts": {"mac1": {"en3": {"ip": "198.19.0.1"}, "en4": {"ip": "198.19.0.5"}}}})
+    readdressed = [{"device": "en3", "service": "Thunderbolt 2", "was": {"method": "dhcp"}},
+                   {"device": "en4", "service": "Thunderbolt 3", "was": {"method": "manual"}},
+                   {"device": "en6", "service": "Thunderbolt 5", "was": {"method": "dhcp"}}]
+    wanted = [{"device": "en3", "address": "198.19.0.1"}, {"device": "en4", "address": "198.19.0.9"},
+              {"device": "en6", "address": "198.19.0.13"}]
+    assert lost_addresses(readdressed, previous, "mac1", wanted) == readdressed[:1]
+    assert lost_addresses(readdressed, None, "mac1", wanted) == []
+    assert lost_addresses(readdressed, "not json", "mac1", wanted) == []
+    assert lost_addresses(readdressed, previous, "mac2", wanted) == []
