@@ -19,8 +19,10 @@ the tree at root:
 - every variable a YAML block of the docs sets with a prefix of the collection (`serve_port: 8080`)
   is in an argument spec; every name in backticks with such a prefix is in an argument spec or is a
   word of the code (a fact, problem code, tag, file, check name), so a rename in the code alone fails;
-- every repository path in backticks and every relative link exists.
+- every repository path in backticks and every relative link exists;
+- the example commands in the header comments of the collection's playbooks are checked as the blocks are.
 """
+import fnmatch
 import glob
 import os
 import re
@@ -121,6 +123,10 @@ class Tree:
         for path in glob.glob(os.path.join(root, "roles", "*", "meta", "argument_specs.yml")):
             for entry in ((load_yaml(path) or {}).get("argument_specs") or {}).values():
                 self.variables.update((entry or {}).get("options") or {})
+        # What the roles' defaults set: a name the docs give that is one must be in an argument spec too.
+        self.defaults = set()
+        for path in glob.glob(os.path.join(root, "roles", "*", "defaults", "main.yml")):
+            self.defaults.update(load_yaml(path) or {})
         self.tags, self.facts = set(), set()
         for path in glob.glob(os.path.join(root, "roles", "*", "tasks", "*.yml")) + \
                 glob.glob(os.path.join(root, "playbooks", "*.yml")):
@@ -147,6 +153,12 @@ class Tree:
         self.modules = set(name[:-3] for name in os.listdir(os.path.join(root, "plugins", "modules"))
                            if name.endswith(".py") and not name.startswith("_"))
         self._maclab = None
+        # The paths git ignores at the root (.gitignore): output a run writes, not in a clean clone.
+        self.ignored = []
+        if os.path.exists(os.path.join(root, ".gitignore")):
+            for line in open(os.path.join(root, ".gitignore")).read().splitlines():
+                if line.strip() and not line.startswith("#"):
+                    self.ignored.append(line.strip().strip("/"))
         self._become = {}
 
     def module_options(self, name):
@@ -281,6 +293,9 @@ def exists(tree, path, doc):
     path = path.split("::", 1)[0].rstrip(".,:;)")
     if path.startswith(("inventories/lab/", "inventories/mine")):
         return True  # written by lab/maclab up, and the owner's copy of inventories/example
+    if any(fnmatch.fnmatch(path.rstrip("/"), pattern) or fnmatch.fnmatch(path, pattern + "/*")
+           for pattern in tree.ignored):
+        return True  # what a run writes (.gitignore): a clean clone has none of it yet
     candidates = [os.path.join(tree.root, path), os.path.join(tree.root, os.path.dirname(doc), path)]
     candidates += glob.glob(os.path.join(tree.root, "roles", "*", path))
     return any(os.path.exists(candidate) for candidate in candidates)
@@ -351,7 +366,11 @@ def check_doc(tree, name):
             except ValueError:
                 found.append("%s: the command %s does not parse" % (where, match.group(1)))
         for word in tree.prefix.findall(match.group(1)):
-            if word not in tree.variables and word not in tree.words and not re.match(r"rdma_en\d+$", word):
+            if word in tree.variables:
+                continue
+            if word in tree.defaults:
+                found.append("%s: `%s` is a role default but no argument spec has it" % (where, word))
+            elif word not in tree.words and not re.match(r"rdma_en\d+$", word):
                 found.append("%s: `%s` is no variable of an argument spec and no name in the code" % (where, word))
         path = match.group(1).split()[0] if match.group(1).split() else ""
         if path.startswith(tuple(d + "/" for d in REPO_DIRS + ("tasks", "defaults", "files", "templates"))) and \
@@ -366,12 +385,34 @@ def check_doc(tree, name):
     return found
 
 
+def playbook_examples(root):
+    """[(where, argv)] of the example commands in the collection playbooks' header comments (`#   ansible-playbook
+    ...`, continued by a trailing backslash)."""
+    found = []
+    for path in sorted(glob.glob(os.path.join(root, "playbooks", "*.yml"))):
+        name = os.path.relpath(path, root)
+        lines = [line[1:] for line in open(path).read().splitlines() if line.startswith("#")]
+        numbers = [number for number, line in enumerate(open(path).read().splitlines(), 1) if line.startswith("#")]
+        body, start = [], None
+        for number, line in zip(numbers, lines):
+            if start is None and line.strip().startswith("ansible-playbook "):
+                start = number
+            if start is not None:
+                body.append(line)
+                if not line.rstrip().endswith("\\"):
+                    found += [("%s:%d" % (name, start), argv) for _offset, argv in commands("\n".join(body))]
+                    body, start = [], None
+    return found
+
+
 def findings(root):
     """Every way the documentation disagrees with the tree at root, as sentences; [] when it agrees."""
     tree = Tree(root)
     found = []
     for name in doc_files(root):
         found += check_doc(tree, name)
+    for where, argv in playbook_examples(root):
+        found += check_command(tree, argv, where, where.split(":")[0])
     return found
 
 

@@ -163,21 +163,43 @@ def _bytes_under(path):
     return total
 
 
-def removal(root, paths):
-    """[(path, bytes)] of those of ``paths`` that exist, in order, each inside ``root`` (its parent resolved, so
-    a link in the path cannot lead out) and not ``root`` itself; ValueError naming a path that is not."""
+def _record(path):
+    """The deployment record in path, {} when it has none or one that does not parse."""
+    try:
+        with open(os.path.join(path, MANIFEST)) as handle:
+            document = json.load(handle)
+        return document if isinstance(document, dict) else {}
+    except (IOError, OSError, ValueError):
+        return {}
+
+
+def removal(root, paths, deployed=()):
+    """([(path, bytes)] of those of ``paths`` that exist, in order; [paths kept]). Each path must lie inside
+    ``root`` (its parent resolved, so a link in the path cannot lead out), not be ``root`` and not be named with
+    a leading dot (.hub, .controller hold the sources). Those of ``deployed`` must be deployments (a record or a
+    run marker in them), and one deployed in place (its record says so: the owner's own source) is kept.
+    ValueError names a path that breaks a rule, before anything is removed."""
     real_root = os.path.realpath(root)
-    found = []
+    found, kept = [], []
     for path in paths:
         path = path.rstrip("/")
         name = os.path.basename(path)
         parent = os.path.realpath(os.path.dirname(path))
-        if name in ("", ".", "..") or not (parent == real_root or parent.startswith(real_root + os.sep)):
+        if name.startswith(".") or not name or not (parent == real_root or parent.startswith(real_root + os.sep)):
             raise ValueError("%s is not a model directory inside %s; nothing was removed" % (path, root))
         target = os.path.join(parent, name)
-        if os.path.lexists(target):
-            found.append((target, _bytes_under(target)))
-    return found
+        if not os.path.lexists(target):
+            continue
+        if path in [entry.rstrip("/") for entry in deployed]:
+            if not os.path.isdir(target) or not any(os.path.exists(os.path.join(target, own))
+                                                    for own in (MANIFEST, RUN_MARKER)):
+                raise ValueError("%s holds no deployment record (%s): deploy-model.yml did not put it there; "
+                                 "nothing was removed" % (target, MANIFEST))
+            if _record(target).get("in_place"):
+                kept.append(target)
+                continue
+        found.append((target, _bytes_under(target)))
+    return found, kept
 
 
 def remove(path):

@@ -36,8 +36,10 @@ description:
     its partial files; a parent that is itself receiving a piece serves it as it arrives (the striped relay of
     C(docs/deploy-model.md)).
   - V(absent) removes the model's directory O(dest) and the directories in O(also) (the source copies a hub
-    download or a controller copy left), each of which must lie inside O(root), the models directory; a path
-    that does not exist is no failure.
+    download or a controller copy left), each of which must lie inside O(root), the models directory, under a
+    name that does not start with a dot; a path that does not exist is no failure. O(dest) must hold a
+    deployment's record or run marker (a directory V(present) made), and one deployed in place (the owner's
+    source directory itself) is kept, never removed (RV(kept)).
   - The placement rules, the transfer plan and the relay, with their sources, are in C(docs/deploy-model.md).
 author: macops.cluster team (@macops)
 extends_documentation_fragment:
@@ -258,6 +260,11 @@ removed_dirs:
   type: list
   elements: dict
   sample: [{"path": "/Users/admin/models/Qwen3-0.6B-4bit", "bytes": 335544320}]
+kept:
+  description: V(absent). The directories kept because the model was deployed in place (the owner's own copy).
+  returned: state is absent
+  type: list
+  elements: str
 inventory:
   description: V(inventory). C(files) (name -> C(state) ok, partial, wrong or missing, and C(bytes) held), C(extra)
     (other files) and C(missing_bytes) (what the node still needs, partial bytes counted as held).
@@ -470,6 +477,8 @@ def present_state(module, cache_path):
     wrong = [name for name in lacking if held["files"][name]["state"] == "wrong"]
     extra = held["extra"] if params["prune"] and not in_place else []
     record = manifest_of(params["manifest"], params["files"]) if params["manifest"] is not None else None
+    if record is not None and in_place:
+        record["in_place"] = True  # the owner's own copy: state absent never removes it
     result = dict(changed=bool(lacking or extra), received=[], linked=from_local, removed=sorted(wrong + extra),
                   bytes_received=0, seconds=0.0, inventory=held, manifest=False)
     if module.check_mode:
@@ -532,13 +541,15 @@ def present_state(module, cache_path):
 
 def absent_state(module):
     try:
-        found = removal(module.params["root"], [module.params["dest"]] + module.params["also"])
+        found, kept = removal(module.params["root"], [module.params["dest"]] + module.params["also"],
+                              deployed=[module.params["dest"]])
     except ValueError as exc:
         module.fail_json(msg=str(exc))
     if not module.check_mode:
         for path, _size in found:
             remove(path)
-    module.exit_json(changed=bool(found), removed_dirs=[{"path": path, "bytes": size} for path, size in found])
+    module.exit_json(changed=bool(found), removed_dirs=[{"path": path, "bytes": size} for path, size in found],
+                     kept=kept)
 
 
 def main():

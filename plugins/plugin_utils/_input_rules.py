@@ -557,9 +557,10 @@ def deploy_model(params, context):
                           "deploy_model_source_host=%s)." % (context.macs[0] if context.macs else "mac1")))
     name = params.get("deploy_model_name")
     parts = (name or "").split("/")
-    if name and (len(parts) > 2 or not all(parts) or any(part in (".", "..") for part in parts)):
+    if name and (len(parts) > 2 or not all(parts) or any(part.startswith(".") for part in parts)):
         found.append(_bad(context, "deploy_model_name", name, "it is a directory name or a Hugging Face id "
-                          "(org/name), not a path",
+                          "(org/name), not a path nor a name with a leading dot (.hub and .controller hold the "
+                          "sources)",
                           "Set deploy_model_name to a name such as DeepSeek-V3.1-4bit or an id such as "
                           "mlx-community/DeepSeek-V3.1-4bit, or leave it empty."))
     elif params.get("deploy_model_runtime") == "exo" and "--" not in model_directory_name(

@@ -66,6 +66,21 @@ def test_renaming_a_documented_variable_in_the_code_fails(tree_copy):
     assert any("`doctor_fail_on` is no variable of an argument spec" in line for line in found), found
 
 
+def test_a_documented_variable_the_defaults_set_but_no_argument_spec_has_fails(tree_copy):
+    # The variable stays a default (and a word of the code), only its argument spec entry goes.
+    path = os.path.join(tree_copy, "roles", "doctor", "meta", "argument_specs.yml")
+    with open(path) as handle:
+        original = handle.read()
+    with open(path, "w") as handle:
+        handle.write(original.replace("doctor_fail_on:", "doctor_fail_at:"))
+    try:
+        found = docs_commands.findings(tree_copy)
+    finally:
+        with open(path, "w") as handle:
+            handle.write(original)
+    assert any("`doctor_fail_on` is a role default but no argument spec has it" in line for line in found), found
+
+
 def test_renaming_a_documented_file_fails(tree_copy):
     os.rename(os.path.join(tree_copy, "docs", "report.md"), os.path.join(tree_copy, "docs", "reports.md"))
     try:

@@ -225,6 +225,8 @@ GOOD_DEPLOY = {"deploy_model_source": "/Users/admin/staging/m", "deploy_model_so
     ({"deploy_model_state": "absent", "deploy_model_source": "", "deploy_model_source_host": ""}, "deploy_model_name",
      "removes a model by its name, and none is given"),
     ({"deploy_model_state": "absent", "deploy_model_name": "../m"}, "deploy_model_name", "not a path"),
+    ({"deploy_model_state": "absent", "deploy_model_name": ".hub"}, "deploy_model_name", "a leading dot"),
+    ({"deploy_model_name": "org/.m"}, "deploy_model_name", "a leading dot"),
     ({"deploy_model_state": "absent", "deploy_model_name": "m", "deploy_model_source_host": "mac9"},
      "deploy_model_source_host", "a node of the group macs"),
 ])

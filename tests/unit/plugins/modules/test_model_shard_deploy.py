@@ -3,6 +3,7 @@ serving program (run by a stand-in ssh that executes the remote command locally 
 was given), resume from a partial file, replace a corrupt copy, relay a file as it arrives, prune what is not
 the node's, and change nothing the second time."""
 import hashlib
+import json
 import os
 import stat
 import subprocess
@@ -155,6 +156,12 @@ def test_files_that_are_not_the_node_s_are_pruned_but_never_in_the_source_itself
     in_place = run(monkeypatch, capsys, world, files=mine, dest=str(world["source"]),
                    local_source=str(world["source"]))
     assert in_place["changed"] is False and len(os.listdir(str(world["source"]))) > 3
+    # With a record, one deployed in place says so: state absent keeps the owner's own copy.
+    recorded = run(monkeypatch, capsys, world, files=mine, dest=str(world["source"]),
+                   local_source=str(world["source"]), manifest={"name": "m"})
+    assert recorded["manifest"] is True
+    with open(str(world["source"] / ".macops-model.json")) as handle:
+        assert json.load(handle)["in_place"] is True
 
 
 def test_a_file_with_no_parent_and_no_local_copy_fails_before_anything_moves(monkeypatch, capsys, world):
@@ -395,12 +402,13 @@ def test_absent_removes_the_model_and_its_source_copies_and_a_second_run_changes
         (root / where / "sub").mkdir(parents=True)
         (root / where / "a.safetensors").write_bytes(b"x" * 100)
         (root / where / "sub" / "b").write_bytes(b"y" * 20)
+    (root / "m" / ".macops-run").write_text("run-1")  # a directory deploy-model.yml made (no record yet: cut short)
     os.link(str(root / ".hub" / "m" / "a.safetensors"), str(root / "m" / "hard"))
     (root / "m" / "link").symlink_to(root / "other" / "a.safetensors")
     also = [root / ".hub" / "m", root / ".controller" / "m"]
     predicted = absent(monkeypatch, capsys, root, root / "m", also, check=True)
     assert predicted["changed"] is True and (root / "m").is_dir()
-    assert predicted["removed_dirs"] == [{"path": str(root / "m"), "bytes": 220},
+    assert predicted["removed_dirs"] == [{"path": str(root / "m"), "bytes": 225},
                                          {"path": str(root / ".hub" / "m"), "bytes": 120},
                                          {"path": str(root / ".controller" / "m"), "bytes": 120}]
     result = absent(monkeypatch, capsys, root, root / "m", also)
@@ -411,13 +419,26 @@ def test_absent_removes_the_model_and_its_source_copies_and_a_second_run_changes
     assert again["changed"] is False and again["removed_dirs"] == []
 
 
-@pytest.mark.parametrize("dest", ["{root}", "{root}/..", "{tmp}/elsewhere/m", "{root}/escape/m"])
+@pytest.mark.parametrize("dest", ["{root}", "{root}/..", "{tmp}/elsewhere/m", "{root}/escape/m", "{root}/.hub",
+                                  "{root}/plain"])
 def test_absent_refuses_a_path_outside_the_models_directory_and_removes_nothing(monkeypatch, capsys, tmp_path, dest):
     root = tmp_path / "models"
     (root / "m").mkdir(parents=True)
     (tmp_path / "elsewhere" / "m").mkdir(parents=True)
     (root / "escape").symlink_to(tmp_path / "elsewhere")  # a link inside root that leads out
+    (root / ".hub" / "x").mkdir(parents=True)
+    (root / "plain").mkdir()  # the owner's own directory: no deployment record, no run marker
     path = dest.format(root=root, tmp=tmp_path)
     result = absent(monkeypatch, capsys, root, path, [root / "m"])
-    assert result["failed"] is True and "is not a model directory inside %s" % root in result["msg"]
+    assert result["failed"] is True and ("is not a model directory inside %s" % root in result["msg"]
+                                         or "holds no deployment record" in result["msg"]), result["msg"]
+    assert (root / ".hub" / "x").is_dir() and (root / "plain").is_dir()
     assert (root / "m").is_dir() and (tmp_path / "elsewhere" / "m").is_dir()
+
+
+def test_absent_keeps_a_model_deployed_in_place_the_owner_s_own_copy(monkeypatch, capsys, tmp_path):
+    root = tmp_path / "models"
+    (root / "m").mkdir(parents=True)
+    (root / "m" / ".macops-model.json").write_text('{"name": "m", "in_place": true, "files": []}')
+    result = absent(monkeypatch, capsys, root, root / "m")
+    assert result["changed"] is False and result["kept"] == [str(root / "m")] and (root / "m").is_dir()
