@@ -201,9 +201,8 @@ class Tree:
             for imported in re.findall(r"import_playbook:\s*(\S+)", text):
                 imported = imported.strip("\"'")
                 path = os.path.join(os.path.dirname(playbook), imported)
-                if not os.path.isfile(path) and imported.startswith("macops.cluster."):
-                    path = os.path.join(self.root, "playbooks", imported.split(".", 2)[2] + ".yml")
-                found = found or (os.path.isfile(path) and self.uses_become(path))
+                path = path if os.path.isfile(path) else self.playbook_path(imported)
+                found = found or (path is not None and self.uses_become(path))
             for role in set(re.findall(r"macops\.cluster\.([a-z_]+)", text)) & set(self.roles):
                 for task_file in glob.glob(os.path.join(self.root, "roles", role, "tasks", "*.yml")):
                     found = found or "become: true" in open(task_file).read()
@@ -391,10 +390,11 @@ def playbook_examples(root):
     found = []
     for path in sorted(glob.glob(os.path.join(root, "playbooks", "*.yml"))):
         name = os.path.relpath(path, root)
-        lines = [line[1:] for line in open(path).read().splitlines() if line.startswith("#")]
-        numbers = [number for number, line in enumerate(open(path).read().splitlines(), 1) if line.startswith("#")]
+        with open(path) as handle:
+            comments = [(number, line[1:]) for number, line in enumerate(handle.read().splitlines(), 1)
+                        if line.startswith("#")]
         body, start = [], None
-        for number, line in zip(numbers, lines):
+        for number, line in comments:
             if start is None and line.strip().startswith("ansible-playbook "):
                 start = number
             if start is not None:

@@ -180,6 +180,7 @@ def removal(root, paths, deployed=()):
     run marker in them), and one deployed in place (its record says so: the owner's own source) is kept.
     ValueError names a path that breaks a rule, before anything is removed."""
     real_root = os.path.realpath(root)
+    deployed = set(entry.rstrip("/") for entry in deployed)
     found, kept = [], []
     for path in paths:
         path = path.rstrip("/")
@@ -190,7 +191,7 @@ def removal(root, paths, deployed=()):
         target = os.path.join(parent, name)
         if not os.path.lexists(target):
             continue
-        if path in [entry.rstrip("/") for entry in deployed]:
+        if path in deployed:
             if not os.path.isdir(target) or not any(os.path.exists(os.path.join(target, own))
                                                     for own in (MANIFEST, RUN_MARKER)):
                 raise ValueError("%s holds no deployment record (%s): deploy-model.yml did not put it there; "
