@@ -92,8 +92,9 @@ e2e-wip: setup
 # The molecule scenario `default` (molecule/default): create = lab up, converge = site.yml,
 # idempotence, verify = testinfra over paramiko, destroy = lab down, with the collection copy molecule
 # installs in ~/.ansible removed afterwards (scripts/molecule.sh). With MOLECULE_REUSE_LAB=1 (make
-# test, in e2e's lab 1 lane) the steps run one by one on the lab that is up, and with MACLAB_KEEP_UP=1
-# a lab that passed stays up for the benchmark smoke runs (make test ends with molecule-destroy).
+# test, in e2e's lab 1 lane) the steps run one by one on the lab that is up (MOLECULE_STEPS; make test
+# leaves idempotence to the converge smoke run that follows), and with MACLAB_KEEP_UP=1 a lab that
+# passed stays up for the benchmark smoke runs (make test ends with molecule-destroy).
 # The lab molecule uses: $MACLAB_ID's inventory and root (lab/macsim/layout.py names them).
 lab_suffix = $(if $(filter-out 0,$(MACLAB_ID)),$(MACLAB_ID))
 molecule molecule-destroy: export MACLAB_INVENTORY_NAME = lab$(lab_suffix)

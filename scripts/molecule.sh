@@ -3,8 +3,9 @@
 # $MACLAB_ID names (the Makefile exports its inventory and root).
 #   scripts/molecule.sh           create = lab up, converge = site.yml, idempotence, verify, destroy;
 #                                 with MOLECULE_REUSE_LAB=1 converge, idempotence and verify one by
-#                                 one on the lab that is up, then destroy, unless MACLAB_KEEP_UP=1
-#                                 keeps a lab that passed up (make test's benchmark smoke runs)
+#                                 one on the lab that is up (MOLECULE_STEPS, when given, names them),
+#                                 then destroy, unless MACLAB_KEEP_UP=1 keeps a lab that passed up
+#                                 (make test's benchmark smoke runs)
 #   scripts/molecule.sh destroy   the lab down
 # Molecule installs the collection under test into ~/.ansible/collections; a copy left there would
 # shadow the working tree for later runs (ansible-lint finds it first), so it goes again unless it
@@ -20,8 +21,9 @@ scenario() {
   if [ "${1:-}" = destroy ]; then
     "$MOLECULE" destroy --scenario-name default
   elif [ "${MOLECULE_REUSE_LAB:-}" = 1 ]; then
-    local rc=0 step
-    for step in converge idempotence verify; do
+    local rc=0 step steps
+    read -r -a steps <<< "${MOLECULE_STEPS:-converge idempotence verify}"
+    for step in "${steps[@]}"; do
       "$MOLECULE" "$step" --scenario-name default || { rc=$?; break; }
     done
     if [ "$rc" -ne 0 ] || [ "${MACLAB_KEEP_UP:-}" != 1 ]; then

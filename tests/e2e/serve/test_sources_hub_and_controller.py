@@ -1,4 +1,5 @@
-"""deploy-model.yml's other sources, on the shared converged lab (issue 16).
+"""deploy-model.yml's other sources (issue 16), on the serving lane's converged lab, once serving
+is done (the lane's last file).
 
 A hub id: the model is downloaded once, by the source node only, from the lab's hub stand-in
 (lab/macsim/hub_standin.py on the controller's management address, HF_ENDPOINT pointed there), and every
