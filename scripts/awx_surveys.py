@@ -207,12 +207,12 @@ def plain_defaults(roles):
 
 def refusals(specs, check, answers, macs=None):
     """The collection's problems for these answers (extra vars), beside the roles' plain defaults."""
-    from ansible_collections.macops.cluster.plugins.plugin_utils import _input_rules, _inputs
+    from ansible_collections.macops.cluster.plugins.plugin_utils import _input_rule_base, _inputs
     macs = list(macs or PROBE_MACS)
     values = plain_defaults(check["roles"])
     values.update(answers)
     management = dict((host, "192.0.2.%d" % (10 + index)) for index, host in enumerate(macs, 1))
-    context = _input_rules.Context(macs[0], macs, management)
+    context = _input_rule_base.Context(macs[0], macs, management)
     return _inputs.validate(specs, check["roles"], values, context, entry_points=check["entry_points"])
 
 

@@ -16,7 +16,7 @@ from ansible.errors import AnsibleActionFail, AnsibleError
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.macops.cluster.plugins.plugin_utils import _inputs
-from ansible_collections.macops.cluster.plugins.plugin_utils._input_rules import Context
+from ansible_collections.macops.cluster.plugins.plugin_utils._input_rule_base import Context
 
 ARGUMENT_SPEC = dict(
     roles=dict(type="list", elements="str", default=[]),

@@ -24,7 +24,9 @@ __metaclass__ = type
 
 from ansible_collections.macops.cluster.plugins.module_utils._problem_codes import (  # noqa: F401 - re-exported
     ERROR, INFO, SEVERITIES, WARNING, registry_entry as _code)
+from ansible_collections.macops.cluster.plugins.module_utils._benchmark_problems import BENCHMARK_CODES
 from ansible_collections.macops.cluster.plugins.module_utils._serve_problems import SERVE_CODES
+from ansible_collections.macops.cluster.plugins.module_utils._shard_problems import SHARD_CODES
 from ansible_collections.macops.cluster.plugins.module_utils._update_problems import UPDATE_CODES
 
 PROBLEM_KEYS = ("code", "severity", "host", "port", "peer", "message", "fix", "details")
@@ -454,165 +456,10 @@ REGISTRY = {
         "a password.",
         "Run the sudoers role again (site.yml --tags sudoers) and read sudo's complaint in "
         "`sudo -n -l` on the node; the drop-in must be root:wheel 0440 in a directory /etc/sudoers includes."),
-    # benchmark.yml: a measurement below its baseline, or one that did not run.
-    "bench_link_below_baseline": _code(
-        WARNING, "benchmark",
-        "A Thunderbolt cable carried less than its baseline (benchmark_baselines) by more than the margin "
-        "(benchmark_margin_percent) in one direction; the message names the probable cause the node facts "
-        "show (a cable that negotiates 40 Gb/s is a Thunderbolt 4 or USB-C cable; a Mac Studio's port next "
-        "to Ethernet), else none.",
-        "Replace a 40 Gb/s cable with a Thunderbolt 5 cable (TB5 logo), move a cable off the port next to "
-        "Ethernet, reseat the cable; then run benchmark.yml --tags links again."),
-    "bench_link_failed": _code(
-        ERROR, "benchmark",
-        "iperf3 could not measure a cable (no server answered on the peer's address, or iperf3 failed): "
-        "the cable, the peer's address or iperf3 itself is missing.",
-        "Run doctor.yml or site.yml to check the cable and its addresses, and "
-        "`brew install iperf3` on both Macs; then run benchmark.yml --tags links again."),
-    "bench_allsum_failed": _code(
-        ERROR, "benchmark",
-        "The MLX all_sum sweep did not run on a backend (mlx.launch failed, a rank did not start, or the "
-        "hostfile names a node that is down): no latency or bandwidth for it.",
-        "Run site.yml (it checks MLX with its own all_sum smoke test and writes the hostfiles), then "
-        "benchmark.yml --tags allsum again; the message has mlx.launch's last words."),
-    "bench_allsum_wrong_sum": _code(
-        ERROR, "benchmark",
-        "An all_sum returned a wrong sum, or a rank did not report, at some message size: the collective is "
-        "broken at that size on that backend, whatever its speed.",
-        "Check that every node runs the same MLX version (site.yml's input check pins it) and that the "
-        "hostfile's addresses are the Thunderbolt ones; report it to MLX with the size and backend."),
-    "bench_model_missing": _code(
-        ERROR, "benchmark",
-        "A model of benchmark_generate_models is not on a node at the path given (no readable config.json "
-        "there); a pipelined run reads the model on every rank, so the generate suite does not start.",
-        "Put the model directory at that path on every node (the same path on each), or correct the path in "
-        "benchmark_generate_models; then run benchmark.yml --tags generate again."),
-    "bench_generate_failed": _code(
-        ERROR, "benchmark",
-        "mlx_lm.benchmark did not finish for a model on one node or pipelined across the nodes, or the "
-        "pipelined run could not be planned (no MLX hostfile, fewer layers than nodes).",
-        "Read the message (mlx_lm.benchmark's last words); check the model loads on one node with "
-        "`mlx_lm.benchmark --model PATH`, that every node runs the same mlx and mlx-lm (site.yml pins them) "
-        "and that site.yml wrote the MLX hostfiles; then run benchmark.yml --tags generate again."),
-    "bench_exo_failed": _code(
-        ERROR, "benchmark",
-        "exo's own benchmark (bench/exo_bench.py) measured no placement of the model: exo is not running on "
-        "every node, the model is not downloaded or does not fit, or exo_bench itself failed.",
-        "Run doctor.yml or site.yml --tags exo (exo healthy on every node, /state lists them all), check that "
-        "the model is in exo's models on every node, then run benchmark.yml --tags exo again; the message "
-        "has exo_bench's last words."),
-    "bench_serve_failed": _code(
-        ERROR, "benchmark",
-        "The serve suite's requests through serve-model.yml's endpoint failed or were not answered: the model is "
-        "not ready (restarting, or its supervisor gave up), the endpoint is closed to the controller, the API key "
-        "is wrong, or a request took longer than benchmark_serve_timeout.",
-        "Run doctor.yml (its serving checks name the rank and the cause), check that the controller is in "
-        "serve_allowed_networks and that serve_api_key is the one the model was served with; then run "
-        "benchmark.yml --tags serve again. The message has the requests' errors."),
-    "bench_exo_prefix_cache": _code(
-        WARNING, "benchmark",
-        "exo answered a benchmark request partly or wholly from its prefix cache, although the suite turns "
-        "it off: that placement's prompt speed is not a cold prompt's.",
-        "Run benchmark.yml --tags exo again after restarting exo (sudo launchctl kickstart -k "
-        "system/org.macops.exo), or report it to exo with its version."),
-    "bench_hpl_failed": _code(
-        ERROR, "benchmark",
-        "HPL printed no test result: mpirun could not start a rank on a node (xhpl or mpirun missing, the SSH "
-        "mesh broken), the matrix did not fit, or xhpl failed.",
-        "Check that xhpl and Open MPI's mpirun are at benchmark_hpl_xhpl and benchmark_hpl_mpirun on every node "
-        "and that each node reaches the others by SSH (site.yml --tags ssh_mesh); lower benchmark_hpl_memory_fraction "
-        "when memory ran out; then run benchmark.yml --tags hpl again."),
-    "bench_hpl_residual_failed": _code(
-        ERROR, "benchmark",
-        "HPL's scaled residual check failed: the solution is wrong, so the Gflops of that test are not a valid "
-        "result (a numerical library or hardware fault, or an overclocked or overheating node).",
-        "Run HPL on each node alone (benchmark_hpl_n small) to find the node that computes wrong, and rebuild xhpl "
-        "against a known-good BLAS; report it with the test's N, NB and grid."),
-    # Model placement and deployment: found by model_shard before any byte moves.
-    "shard_model_missing": _code(
-        ERROR, "model_shard",
-        "The model source is not a model directory: the path does not exist or has no config.json (a wrong "
-        "path, or a download that has not finished).",
-        "Point deploy_model_source at the directory that holds config.json and the .safetensors files (on the "
-        "controller or on the node named by deploy_model_source_host), then run deploy-model.yml again."),
-    "shard_model_unreadable": _code(
-        ERROR, "model_shard",
-        "config.json or the safetensors index cannot be read or is not the JSON object a runtime expects "
-        "(no num_hidden_layers, no weight_map).",
-        "Download the model again (huggingface-cli download, or mlx_lm.convert for a model not yet converted), "
-        "then run deploy-model.yml again."),
-    "shard_header_corrupt": _code(
-        ERROR, "model_shard",
-        "A .safetensors file's header is one MLX refuses: not a header, a tensor whose bytes do not match its "
-        "shape, data past the end of the file (a truncated download), or a tensor the index puts there missing.",
-        "Download that file again (the message names it) and check it against the hub's sha256, then run "
-        "deploy-model.yml again."),
-    "shard_file_missing": _code(
-        ERROR, "model_shard",
-        "A weight file the index names is not in the model directory, or no file holds the weights of some "
-        "layer: a partial download, or a checkpoint mlx-lm cannot load without conversion.",
-        "Finish the download (the message lists the files), or convert the model with mlx_lm.convert; then run "
-        "deploy-model.yml again."),
-    "shard_no_fit": _code(
-        ERROR, "model_shard",
-        "A node's share of the model (its weights, its KV cache for the context asked and the runtime's "
-        "overhead) is more than its GPU wired limit, so the runtime would fail or the Mac would freeze.",
-        "Add nodes or use the nodes with more memory (deploy_model_smallest_fit), choose a smaller quantization, "
-        "lower deploy_model_context_tokens, or raise the node's wired limit (gpu_memory role); then run "
-        "deploy-model.yml again."),
-    "shard_split_unsafe": _code(
-        ERROR, "model_shard",
-        "The installed mlx-lm cannot split this model's layers over this many ranks safely: before 0.32.0 a "
-        "layer count that does not divide by the rank count silently loses layers, and such versions take no "
-        "explicit split.",
-        "Upgrade mlx-lm to 0.32.0 or later (site.yml's macops_mlx_lm_version), or deploy to a node count that "
-        "divides the layer count (the message names the lost layers)."),
-    "shard_tensor_indivisible": _code(
-        ERROR, "model_shard",
-        "Tensor parallel needs the hidden size, the attention heads and the KV heads to divide by the node "
-        "count, and this model's do not.",
-        "Use pipeline mode (deploy_model_mode: pipeline), or a node count that divides them (the message names "
-        "the sizes)."),
-    "shard_disk_full": _code(
-        ERROR, "model_shard",
-        "A node's volume has less free space than the bytes of the model it still needs plus the margin "
-        "(deploy_model_disk_margin_mb); nothing is sent to any node.",
-        "Free space on that node (the message gives both sizes), deploy a smaller quantization, or place the "
-        "model on fewer nodes; then run deploy-model.yml again."),
-    "shard_hub_unavailable": _code(
-        ERROR, "model_shard",
-        "The model could not be downloaded from the hub on the source node (no such repository or revision, a "
-        "gated model without a token that may read it, no network, or no huggingface_hub in the venv); nothing "
-        "was sent to any other node.",
-        "Check the id and revision on the hub's page, give deploy_model_hub_token for a gated or private model, "
-        "or let the source node reach the hub (deploy_model_hub_endpoint for a mirror); then run deploy-model.yml "
-        "again: it resumes what came already."),
-    "model_copy_incomplete": _code(
-        WARNING, "report",
-        "A node's copy of a deployed model lacks files or has files of the wrong size (its record, "
-        ".macops-model.json, lists what deploy-model.yml gave it), or a rank of the placement is on no node: "
-        "the model will not load there.",
-        "Run deploy-model.yml again with the same source and name: it sends only what is missing and checks "
-        "every sha256."),
-    "shard_model_served": _code(
-        ERROR, "model_shard",
-        "deploy_model_state absent was asked for a model that serve-model.yml serves (a node's serve.json names "
-        "it): removing its files under running ranks would crash them. Nothing was removed.",
-        "Stop serving it first (serve-model.yml -e serve_state=stopped, or serve another model with "
-        "serve_model_name), then run deploy-model.yml with deploy_model_state absent again."),
-    "shard_unreachable": _code(
-        ERROR, "model_shard",
-        "A node needs a file that no chain of Thunderbolt cables brings from a node that holds it (a node with no "
-        "cable up, or the source outside the cabling).",
-        "Run site.yml (or doctor.yml) to bring the Thunderbolt network up on every node, then run "
-        "deploy-model.yml again."),
-    "shard_runtime_unsupported": _code(
-        ERROR, "model_shard",
-        "The installed runtime cannot run this model in the mode asked (mlx-lm pipelines only the model types "
-        "with its PipelineMixin; llama has tensor parallel only).",
-        "Choose the other mode or runtime (exo pipelines any model), or upgrade mlx-lm; then run deploy-model.yml "
-        "again."),
 }
+# In registry order (docs/problems.md lists the areas in this order).
+REGISTRY.update(BENCHMARK_CODES)
+REGISTRY.update(SHARD_CODES)
 REGISTRY.update(SERVE_CODES)
 REGISTRY.update(UPDATE_CODES)
 

@@ -35,7 +35,7 @@ from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.module_utils.common.parameters import remove_values
 
 from ansible_collections.macops.cluster.plugins.module_utils._problems import problem
-from ansible_collections.macops.cluster.plugins.plugin_utils import _input_rules
+from ansible_collections.macops.cluster.plugins.plugin_utils import _input_rule_base, _input_rules
 
 # Facts the collection's roles publish with set_fact: names with a role's prefix that no argument
 # spec lists, and no typo either. macops_inputs_checked is this check's own registered result.
@@ -235,7 +235,7 @@ def validate(specs, roles, values, context, check_specs=True, entry_points=None)
     """Every problem of ``values`` for ``roles``: the specs (unless ``check_specs`` is false, when
     Ansible's role validation already checked them), then each role's rules over the result.
 
-    values: {variable: templated value}; context: an ``_input_rules.Context``.
+    values: {variable: templated value}; context: an ``_input_rule_base.Context``.
     entry_points: {role: entry point} where it is not ``main``.
     """
     problems = []
@@ -256,5 +256,5 @@ def validate(specs, roles, values, context, check_specs=True, entry_points=None)
     for role in roles:
         rule = _input_rules.RULES.get(role)
         if rule is not None:
-            problems.extend(rule(_input_rules.Params(params, role_options(specs, role), values), context))
+            problems.extend(rule(_input_rule_base.Params(params, role_options(specs, role), values), context))
     return problems

@@ -3,7 +3,7 @@ over values the spec already accepted."""
 import pytest
 
 from ansible_collections.macops.cluster.plugins.plugin_utils import _input_rules as rules
-from ansible_collections.macops.cluster.plugins.plugin_utils._input_rules import Context, Params
+from ansible_collections.macops.cluster.plugins.plugin_utils._input_rule_base import Context, Params
 
 MACS = ["mac1", "mac2", "mac3", "mac4"]
 MANAGEMENT = {"mac1": "198.18.0.11", "mac2": "198.18.0.12", "mac3": "198.18.0.13", "mac4": "198.18.0.14"}

@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from ansible_collections.macops.cluster.plugins.module_utils._problems import is_problem
-from ansible_collections.macops.cluster.plugins.plugin_utils import _input_rules, _inputs
+from ansible_collections.macops.cluster.plugins.plugin_utils import _input_rule_base, _inputs
 from input_cases import generated_cases
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
@@ -19,7 +19,7 @@ MANAGEMENT = dict((host, "198.18.0.%d" % (10 + index)) for index, host in enumer
 
 
 def context(values_on=None, variable=None):
-    return _input_rules.Context("mac1", MACS, MANAGEMENT, values_on, variable)
+    return _input_rule_base.Context("mac1", MACS, MANAGEMENT, values_on, variable)
 
 
 def role_defaults(role):
