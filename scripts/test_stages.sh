@@ -6,8 +6,9 @@
 #
 # Molecule (converge and verify on a lab that is up, not a second lab from bare) and then the benchmark
 # smoke runs (the first, converge's, is the idempotence run) go on lab 1 as soon as e2e's lab 1 stream
-# passed, inside the e2e stage beside lab 0's longer stream; run without e2e they use the lab that is up. Both labs stay up
-# (MACLAB_KEEP_UP) until lab-down (molecule's destroy of each), or any failure, takes them down.
+# passed, inside the e2e stage beside lab 0's longer stream; run without e2e they use the lab that is up.
+# Both labs stay up (MACLAB_KEEP_UP) until lab-down (molecule's destroy of each), or any failure, takes
+# them down.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 JUNIT_DIR=${JUNIT_DIR:-artifacts/junit}

@@ -15,10 +15,6 @@ import re
 from ansible_collections.macops.cluster.plugins.module_utils._problems import problem
 
 LAUNCHD_LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
-ACCOUNT_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
-# One version pinned with == (or ===): every node must run the same build.
-EXACT_PIN = re.compile(r"^[A-Za-z0-9._-]+(\[[A-Za-z0-9_,-]+\])?\s*===?\s*\S+$")
-VERSION = re.compile(r"^\d+(\.\d+)*$")
 
 
 class Params(object):
@@ -97,16 +93,6 @@ def absolute_path(params, context, name, what="an absolute path", empty_ok=False
     if not str(value).startswith("/"):
         return [bad(context, name, value, "it must be %s" % what,
                     "Set %s to %s%s." % (name, what, " or leave it empty" if empty_ok else ""))]
-    return []
-
-
-def port_list(params, context, name):
-    value = params.get(name)
-    if value is None:
-        return []
-    if not value or any(port < 1 or port > 65535 for port in value):
-        return [bad(context, name, value, "it must list at least one port, each from 1 to 65535",
-                    "Set %s to the ports exo uses (the defaults are exo's own)." % name)]
     return []
 
 

@@ -20,12 +20,26 @@ import re
 from ansible_collections.macops.cluster.plugins.module_utils._problems import problem
 from ansible_collections.macops.cluster.plugins.module_utils._sudo_rules import unsafe_entries
 from ansible_collections.macops.cluster.plugins.plugin_utils._input_rule_base import (
-    ACCOUNT_NAME, EXACT_PIN, LAUNCHD_LABEL, VERSION, absolute_path, at_least, bad, ipv4_networks, launchd_label,
-    port_list)
+    LAUNCHD_LABEL, absolute_path, at_least, bad, ipv4_networks, launchd_label)
 # The operations' rules, in RULES below.
 from ansible_collections.macops.cluster.plugins.plugin_utils._operation_input_rules import (
     benchmark, deploy_model, macos_update, serve)
 from ansible_collections.macops.cluster.plugins.plugin_utils._tb_addressing import pool_problem
+
+ACCOUNT_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
+# One version pinned with == (or ===): every node must run the same build.
+EXACT_PIN = re.compile(r"^[A-Za-z0-9._-]+(\[[A-Za-z0-9_,-]+\])?\s*===?\s*\S+$")
+VERSION = re.compile(r"^\d+(\.\d+)*$")
+
+
+def _ports(params, context, name):
+    value = params.get(name)
+    if value is None:
+        return []
+    if not value or any(port < 1 or port > 65535 for port in value):
+        return [bad(context, name, value, "it must list at least one port, each from 1 to 65535",
+                    "Set %s to the ports exo uses (the defaults are exo's own)." % name)]
+    return []
 
 
 def macops(params, context):
@@ -233,7 +247,7 @@ def firewall(params, context):
     found = launchd_label(params, context, "firewall_launchd_label", "org.macops.pf")
     if params.get("firewall_state") != "present":
         return found
-    found += port_list(params, context, "firewall_exo_tcp_ports") + port_list(params, context, "firewall_exo_udp_ports")
+    found += _ports(params, context, "firewall_exo_tcp_ports") + _ports(params, context, "firewall_exo_udp_ports")
     if params.has("firewall_mlx_first_port", "firewall_mlx_port_count"):
         first, count = params["firewall_mlx_first_port"], params["firewall_mlx_port_count"]
         if first < 1 or count < 1 or first + count - 1 > 65535:
