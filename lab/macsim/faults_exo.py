@@ -229,8 +229,10 @@ def undo(paths, kind, host, saved):
     if kind == "ip-reset":
         _undo_ip_reset(paths, host)
     elif kind == "exo-version":
-        _pip_install(paths, host, saved)
-        _restart_exo(paths, host)
+        # site.yml may have put the pinned version back already, as it does on a Mac: nothing to undo then.
+        if _exo_version(paths, host) != saved:
+            _pip_install(paths, host, saved)
+            _restart_exo(paths, host)
     elif kind == "exo-stale-id":
         with open(paths.host_file(host, "fs") + EXO_HOME + "/node_zid", "w") as handle:
             handle.write(saved)

@@ -138,15 +138,22 @@ def site(lab, tmp_path_factory):
 CONVERGED_LINK_RATE = "1gbit"
 
 
+# An external SSD on a free Thunderbolt port while the lab converges, as owners plug one in to hold the
+# models (host, receptacle): the 4-Studio mesh leaves receptacles 5 and 6 free. test_site_devices
+# judges what the runs made of it.
+CONVERGED_DRIVE = ("mac1", "6")
+
+
 @pytest.fixture(scope="session")
 def converged(site):
     """The lab converged once per test session by site.yml, as the issue's CI budget asks:
     `--check --diff` on the fresh lab first (what it predicts), then the real run, then the
-    idempotence run. Tests that break something repair only what they broke. Earlier suites
-    converge parts of the lab their own way, so the lab is made fresh first: acceptance 1 starts
-    from a fresh `maclab up`."""
+    idempotence run, with a drive on one port (CONVERGED_DRIVE) unplugged after them. Tests that
+    break something repair only what they broke. Earlier suites converge parts of the lab their own
+    way, so the lab is made fresh first: acceptance 1 starts from a fresh `maclab up`."""
     maclab("down")
     maclab("up", "--link-rate", CONVERGED_LINK_RATE, "--boot-seconds", BOOT_SECONDS)
+    maclab("fault", "ssd", *CONVERGED_DRIVE)
     started = time.time()
     predicted = site("--check", "--diff")
     check_seconds = time.time() - started
@@ -161,5 +168,9 @@ def converged(site):
     # roles they ran: keep the idempotence run's report as it was.
     with open(os.path.join(site.workdir, "artifacts", "report", "report.json")) as handle:
         report = json.load(handle)
+    with open(os.path.join(site.workdir, "artifacts", "report", "report.md")) as handle:
+        report_md = handle.read()
+    maclab("fault", "clear")  # the drive: later tests inject faults of their own
     return {"check": predicted, "first": first, "second": second, "check_seconds": check_seconds,
-            "report": report, "second_shim": second_shim}
+            "report": report, "report_md": report_md, "second_shim": second_shim,
+            "drive": dict(zip(("host", "receptacle"), CONVERGED_DRIVE))}
