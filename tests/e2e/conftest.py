@@ -8,7 +8,7 @@ import time
 import pytest
 
 import labtools
-from labtools import BOOT_SECONDS, INVENTORY, REPO, VENV_BIN, ansible_env, maclab, read_json
+from labtools import BOOT_SECONDS, INVENTORY, REPO, VENV_BIN, ansible_env, maclab, read_json, run_playbook
 
 SITE = os.path.join(REPO, "site.yml")
 
@@ -81,13 +81,7 @@ def ansible(lab, tmp_path_factory):
         path = os.path.join(tmp_dir, "play-%d.yml" % int(time.time() * 1000))
         with open(path, "w") as handle:
             handle.write(text)
-        argv = [os.path.join(VENV_BIN, "ansible-playbook"), "-i", INVENTORY, path] + list(extra)
-        proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
-                              env=env, timeout=600)
-        if check and proc.returncode != 0:
-            raise AssertionError("playbook failed (rc %d):\n%s\n%s" % (proc.returncode, proc.stdout[-6000:],
-                                                                      proc.stderr[-2000:]))
-        return proc
+        return run_playbook(path, *extra, workdir=tmp_dir, cwd=REPO, check=check, timeout=600)
 
     run.playbook = playbook
     return run
@@ -117,16 +111,9 @@ def fresh_lab(lab):
 def site(lab, tmp_path_factory):
     """Run the repository's site.yml against the lab: site(*extra_args, check=True) -> process."""
     tmp_dir = str(tmp_path_factory.mktemp("site"))
-    env = ansible_env(tmp_dir)
 
     def run(*extra, check=True, timeout=1800):
-        argv = [os.path.join(VENV_BIN, "ansible-playbook"), "-i", INVENTORY, SITE] + list(extra)
-        proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
-                              env=env, timeout=timeout, cwd=tmp_dir)
-        if check and proc.returncode != 0:
-            raise AssertionError("site.yml %s failed (rc %d):\n%s\n%s" % (" ".join(extra), proc.returncode,
-                                                                         proc.stdout[-8000:], proc.stderr[-3000:]))
-        return proc
+        return run_playbook(SITE, *extra, workdir=tmp_dir, check=check, timeout=timeout)
 
     run.workdir = tmp_dir
     return run

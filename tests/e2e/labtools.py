@@ -151,6 +151,22 @@ def ansible_env(tmp_dir):
     return env
 
 
+def run_playbook(playbook, *args, workdir, inventory=INVENTORY, env=None, cwd=None, timeout=900, check=True):
+    """`ansible-playbook -i INVENTORY PLAYBOOK ARGS` against the lab with workdir's settings
+    (ansible_env; env adds to them), run in cwd (workdir unless given: reports a playbook writes to a
+    relative path land there). With check, a run that fails fails the test with its output's end.
+    Returns the CompletedProcess."""
+    run_env = ansible_env(workdir)
+    run_env.update(env or {})
+    argv = [os.path.join(VENV_BIN, "ansible-playbook"), "-i", inventory, playbook] + list(args)
+    proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                          env=run_env, timeout=timeout, cwd=cwd or workdir)
+    if check:
+        assert proc.returncode == 0, "%s %s failed (rc %d):\n%s\n%s" % (
+            os.path.basename(playbook), " ".join(args), proc.returncode, proc.stdout[-6000:], proc.stderr[-2000:])
+    return proc
+
+
 def wait_until(predicate, timeout, interval=0.2, message="condition"):
     deadline = time.time() + timeout
     while time.time() < deadline:

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from labtools import HOSTS, ROOT, log_lines, maclab, read_json
+from labtools import HOSTS, log_lines, maclab, read_json
 
 PLAN_PLAYBOOK = """
 - name: Gather the facts the planner needs

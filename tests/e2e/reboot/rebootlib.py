@@ -3,7 +3,6 @@ it against the lab, and read boot sessions, boot counts and boot/shutdown times 
 import json
 import os
 import re
-import subprocess
 import sys
 import time
 
@@ -11,7 +10,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 E2E = os.path.dirname(HERE)
 sys.path.insert(0, E2E)
 sys.path.insert(0, os.path.join(E2E, "support"))
-from labtools import INVENTORY, REPO, ROOT, VENV_BIN, ansible_env, read_json  # noqa: E402
+from labtools import REPO, ROOT, read_json, run_playbook  # noqa: E402
 from software import EXO_STANDIN_SOURCE, SUPPORT, recap  # noqa: E402
 
 REBOOT_PLAYBOOK = os.path.join(REPO, "reboot-cluster.yml")
@@ -30,14 +29,10 @@ def exo_vars(hosts):
 
 def playbook(path, tmp_dir, extra_vars=None, flags=(), timeout=900):
     """ansible-playbook against the lab from the repository root; returns (proc, seconds)."""
-    env = ansible_env(tmp_dir)
-    env.setdefault("ANSIBLE_INJECT_FACT_VARS", "false")
-    argv = [os.path.join(VENV_BIN, "ansible-playbook"), "-i", INVENTORY, path]
-    if extra_vars:
-        argv += ["-e", json.dumps(extra_vars)]
+    args = (["-e", json.dumps(extra_vars)] if extra_vars else []) + list(flags)
     started = time.time()
-    proc = subprocess.run(argv + list(flags), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          universal_newlines=True, env=env, cwd=REPO, timeout=timeout)
+    proc = run_playbook(path, *args, workdir=tmp_dir, cwd=REPO, env={"ANSIBLE_INJECT_FACT_VARS": "false"},
+                        timeout=timeout, check=False)
     return proc, time.time() - started
 
 

@@ -3,23 +3,21 @@
 PLAY RECAP and the changed tasks out of Ansible's default output."""
 import json
 import os
-import subprocess
 import tempfile
 
-from labtools import INVENTORY, REPO, VENV_BIN, ansible_env, changed_tasks, recap  # noqa: F401 (re-exported)
+import labtools
+from labtools import REPO, changed_tasks, recap  # noqa: F401 (re-exported)
 
 CONVERGE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "playbooks", "converge_access.yml")
 # The lab has no pfctl (yet): the firewall role is exercised by test_firewall.py only where it exists.
 WITHOUT_FIREWALL = ("--skip-tags", "firewall")
 
 def run_playbook(playbook=CONVERGE, *extra, **kwargs):
-    """ansible-playbook against the lab inventory; returns the CompletedProcess (never raises on rc)."""
-    argv = [os.path.join(VENV_BIN, "ansible-playbook"), "-i", INVENTORY, playbook] + list(extra)
+    """ansible-playbook against the lab inventory from the repository root; returns the CompletedProcess
+    (never raises on rc)."""
     with tempfile.TemporaryDirectory(prefix="access-") as tmp_dir:
-        env = ansible_env(tmp_dir)
-        env.update(kwargs.pop("env", {}))
-        return subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
-                              env=env, timeout=kwargs.pop("timeout", 900), cwd=REPO)
+        return labtools.run_playbook(playbook, *extra, workdir=tmp_dir, cwd=REPO, env=kwargs.pop("env", None),
+                                     timeout=kwargs.pop("timeout", 900), check=False)
 
 
 def converge(*extra):

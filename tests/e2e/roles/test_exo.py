@@ -10,7 +10,7 @@ import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "support"))
 from labtools import HOSTS, maclab, read_json, ssh, wait_until  # noqa: E402
-from software import EXO_STANDIN_SOURCE, SUPPORT, converge  # noqa: E402
+from software import EXO_STANDIN_SOURCE, converge  # noqa: E402
 
 STANDIN = "/Users/Shared/exo_standin.py"
 EXO_VARS = {"exo_install": False,

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "support"))
-from labtools import HOSTS, LAB_INVENTORY_VARS, REPO, log_lines, ssh  # noqa: E402
+from labtools import HOSTS, LAB_INVENTORY_VARS, log_lines, ssh  # noqa: E402
 from macsim import layout  # noqa: E402
 from software import LAB_VARS, changed_tasks, converge, lab_interpreter_vars  # noqa: E402
 

@@ -23,7 +23,7 @@ import pytest
 
 import labtools
 from awxjob import artifacts_text, awx_job_dir, run_job
-from labtools import (HOSTS, INVENTORY, REPO, ROOT, VENV_BIN, ansible_env, layout, maclab, on_host, recap, ssh, sudo,
+from labtools import (HOSTS, REPO, ROOT, VENV_BIN, layout, maclab, on_host, recap, run_playbook, ssh, sudo,
                       valid_report, wait_until)
 
 SERVE = os.path.join(REPO, "serve-model.yml")
@@ -82,12 +82,7 @@ def served(converged, tmp_path_factory):
     maclab("model", "--host", "mac1", "--path", SOURCE, *MODEL)
 
     def playbook(path, *extra, check=True):
-        proc = subprocess.run([os.path.join(VENV_BIN, "ansible-playbook"), "-i", INVENTORY, path] + list(extra),
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
-                              env=ansible_env(tmp_dir), timeout=900, cwd=tmp_dir)
-        if check:
-            assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
-        return proc
+        return run_playbook(path, *extra, workdir=tmp_dir, check=check)
 
     def serve(*extra, check=True):
         return playbook(SERVE, "-e", json.dumps(dict(SETTINGS, serve_model_name=NAME)), *extra, check=check)

@@ -5,12 +5,11 @@ every other over SSH; then it is retired (unplugged, out of the inventory, one s
 session on any remaining node, which trust its host key no more."""
 import json
 import os
-import subprocess
 
 import pytest
 import yaml
 
-from labtools import HOSTS, INVENTORY, REPO, VENV_BIN, ansible_env, maclab, read_json, ssh, valid_report
+from labtools import HOSTS, INVENTORY, REPO, maclab, read_json, run_playbook, ssh, valid_report
 
 SITE = os.path.join(REPO, "site.yml")
 NEW = "mac5"
@@ -30,11 +29,8 @@ def membership(converged, tmp_path_factory):
 
     def site(inventory_path):
         report_dir = os.path.join(tmp_dir, "report-%d" % len(os.listdir(tmp_dir)))
-        proc = subprocess.run([os.path.join(VENV_BIN, "ansible-playbook"), "-i", inventory_path, SITE,
-                               "--skip-tags", "exo", "-e", json.dumps({"report_dir": report_dir})],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
-                              env=ansible_env(tmp_dir), timeout=1200, cwd=tmp_dir)
-        assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
+        run_playbook(SITE, "--skip-tags", "exo", "-e", json.dumps({"report_dir": report_dir}), workdir=tmp_dir,
+                     inventory=inventory_path, timeout=1200)
         return valid_report(report_dir)
 
     yield site, with_new

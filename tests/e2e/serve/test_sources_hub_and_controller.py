@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-from labtools import HOSTS, INVENTORY, REPO, VENV_BIN, ansible_env, file_digests, on_host, recap, valid_report
+from labtools import HOSTS, REPO, file_digests, on_host, recap, run_playbook, valid_report
 
 sys.path.insert(0, os.path.join(REPO, "lab"))
 from macsim import layout, testmodel  # noqa: E402
@@ -46,15 +46,10 @@ def hub(converged, tmp_path_factory):
             url = "http://%s:%s" % (layout.CONTROLLER_IP, handle.read().strip())
 
         def run(*extra, check=True):
-            argv = [os.path.join(VENV_BIN, "ansible-playbook"), "-i", INVENTORY, DEPLOY,
-                    "-e", "deploy_model_hub_id=%s" % REPO_ID, "-e", "deploy_model_source_host=mac1",
-                    "-e", "deploy_model_hub_endpoint=%s" % url, "-e", "deploy_model_runtime=exo",
-                    "-e", "deploy_model_report_dir=%s/report" % tmp_dir] + list(extra)
-            done = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
-                                  env=ansible_env(tmp_dir), timeout=900, cwd=tmp_dir)
-            if check:
-                assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-2000:]
-            return done
+            return run_playbook(DEPLOY, "-e", "deploy_model_hub_id=%s" % REPO_ID, "-e", "deploy_model_source_host=mac1",
+                                "-e", "deploy_model_hub_endpoint=%s" % url, "-e", "deploy_model_runtime=exo",
+                                "-e", "deploy_model_report_dir=%s/report" % tmp_dir, *extra, workdir=tmp_dir,
+                                check=check)
 
         def fetched():
             with open(log) as handle:
@@ -100,14 +95,10 @@ def test_a_model_on_the_controller_is_copied_to_one_node_and_deployed_from_there
     source = str(tmp_path / "ctl-qwen2")
     testmodel.write(source)
     dest, staging = "/Users/admin/models/ctl-qwen2", "/Users/admin/models/.controller/ctl-qwen2"
-    argv = [os.path.join(VENV_BIN, "ansible-playbook"), "-i", INVENTORY, DEPLOY,
-            "-e", "deploy_model_controller_source=%s" % source, "-e", "deploy_model_source_host=mac2",
+    args = ["-e", "deploy_model_controller_source=%s" % source, "-e", "deploy_model_source_host=mac2",
             "-e", "deploy_model_report_dir=%s/report" % tmp_path]
     try:
-        runs = [subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
-                               env=ansible_env(str(tmp_path)), timeout=900, cwd=str(tmp_path)) for _ in (1, 2)]
-        for done in runs:
-            assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-2000:]
+        runs = [run_playbook(DEPLOY, *args, workdir=str(tmp_path)) for _ in (1, 2)]
         assert file_digests(on_host("mac2", staging)) == file_digests(source)  # the whole model, on one node
         report = valid_report(os.path.join(str(tmp_path), "report"))
         [plan] = [entry["data"]["plan"] for entry in report["sections"] if entry["operation"] == "deploy"]

@@ -11,8 +11,7 @@ import subprocess
 
 import pytest
 
-from labtools import (HOSTS, INVENTORY, REPO, VENV_BIN, ansible_env, in_netns, log_lines, maclab, read_json, ssh,
-                      valid_report)
+from labtools import HOSTS, REPO, in_netns, log_lines, maclab, read_json, run_playbook, ssh, valid_report
 
 BENCHMARK = os.path.join(REPO, "benchmark.yml")
 
@@ -23,13 +22,8 @@ def bench(converged, tmp_path_factory):
     report_dir = os.path.join(tmp_dir, "report")
 
     def run(*extra, check=True):
-        argv = [os.path.join(VENV_BIN, "ansible-playbook"), "-i", INVENTORY, BENCHMARK,
-                "-e", "benchmark_report_dir=%s" % report_dir] + list(extra)
-        proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
-                              env=ansible_env(tmp_dir), timeout=900, cwd=tmp_dir)
-        if check:
-            assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
-        return proc
+        return run_playbook(BENCHMARK, "-e", "benchmark_report_dir=%s" % report_dir, *extra, workdir=tmp_dir,
+                            check=check)
 
     run.report_dir = report_dir
     # The lab's tiny model is whole on every node: the one-node run too (off by default).

@@ -12,8 +12,8 @@ import subprocess
 
 import pytest
 
-from labtools import (HOSTS, INVENTORY, REPO, VENV_BIN, ansible_env, file_digests, maclab, on_host, recap, valid_report,
-                      wait_until)
+from labtools import (HOSTS, INVENTORY, REPO, VENV_BIN, ansible_env, file_digests, maclab, on_host, recap, run_playbook,
+                      valid_report, wait_until)
 
 DEPLOY = os.path.join(REPO, "deploy-model.yml")
 BENCHMARK = os.path.join(REPO, "benchmark.yml")
@@ -35,17 +35,15 @@ def deploy(converged, tmp_path_factory):
     report_dir = os.path.join(tmp_dir, "report")
     maclab("model", "--host", "mac1", "--path", SOURCE, *MODEL)
 
-    def argv(*extra):
-        return [os.path.join(VENV_BIN, "ansible-playbook"), "-i", INVENTORY, DEPLOY,
-                "-e", "deploy_model_source=%s" % SOURCE, "-e", "deploy_model_source_host=mac1",
-                "-e", "deploy_model_report_dir=%s" % report_dir, "-e", "deploy_model_stall_timeout=10"] + list(extra)
+    deploy_vars = ["-e", "deploy_model_source=%s" % SOURCE, "-e", "deploy_model_source_host=mac1",
+                   "-e", "deploy_model_report_dir=%s" % report_dir, "-e", "deploy_model_stall_timeout=10"]
+
+    def argv():
+        """The run's command line, for a run a test cuts midway."""
+        return [os.path.join(VENV_BIN, "ansible-playbook"), "-i", INVENTORY, DEPLOY] + deploy_vars
 
     def run(*extra, check=True):
-        proc = subprocess.run(argv(*extra), stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
-                              env=ansible_env(tmp_dir), timeout=900, cwd=tmp_dir)
-        if check:
-            assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
-        return proc
+        return run_playbook(DEPLOY, *(deploy_vars + list(extra)), workdir=tmp_dir, check=check)
 
     def section():
         """The deploy section of the run's one report.json (valid against docs/report.schema.json, issue 31)."""
@@ -112,15 +110,10 @@ def test_check_mode_plans_and_writes_nothing(deploy):
 def test_mlx_lm_pipelines_the_deployed_copy_across_the_four_nodes_and_generates(deploy):
     """Each node holds only its own files, so a run that loads and generates read only those."""
     report_dir = os.path.join(deploy.tmp_dir, "bench")
-    proc = subprocess.run(
-        [os.path.join(VENV_BIN, "ansible-playbook"), "-i", INVENTORY, BENCHMARK, "--tags", "generate",
-         "-e", json.dumps({"benchmark_suites": ["generate"], "benchmark_generate_models": [DEST],
-                           "benchmark_generate_single": False, "benchmark_generate_prompt_tokens": 16,
-                           "benchmark_generate_generation_tokens": 8, "benchmark_generate_trials": 1,
-                           "benchmark_report_dir": report_dir})],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, env=ansible_env(deploy.tmp_dir),
-        timeout=900, cwd=deploy.tmp_dir)
-    assert proc.returncode == 0, proc.stdout[-6000:]
+    run_playbook(BENCHMARK, "--tags", "generate", "-e", json.dumps(
+        {"benchmark_suites": ["generate"], "benchmark_generate_models": [DEST], "benchmark_generate_single": False,
+         "benchmark_generate_prompt_tokens": 16, "benchmark_generate_generation_tokens": 8,
+         "benchmark_generate_trials": 1, "benchmark_report_dir": report_dir}), workdir=deploy.tmp_dir)
     with open(os.path.join(report_dir, "benchmark.json")) as handle:
         results = json.load(handle)["suites"]["generate"]["results"]
     assert [(r["nodes"], r["pipeline"], r["ok"]) for r in results] == [(4, True, True)]
@@ -209,11 +202,8 @@ def test_the_health_report_lists_the_deployed_model_and_a_copy_that_lost_a_file(
     os.remove(os.path.join(on_host(rank["host"], DEST), victim))
 
     def health():
-        proc = subprocess.run(
-            [os.path.join(VENV_BIN, "ansible-playbook"), "-i", INVENTORY, site, "--tags", "preflight,report",
-             "-e", "report_dir=%s" % report_dir], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            universal_newlines=True, env=ansible_env(deploy.tmp_dir), timeout=600, cwd=deploy.tmp_dir)
-        assert proc.returncode == 0, proc.stdout[-6000:]
+        run_playbook(site, "--tags", "preflight,report", "-e", "report_dir=%s" % report_dir, workdir=deploy.tmp_dir,
+                     timeout=600)
         with open(os.path.join(report_dir, "report.json")) as handle:
             return json.load(handle)
 

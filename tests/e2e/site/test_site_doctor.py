@@ -8,8 +8,8 @@ import subprocess
 
 import pytest
 
-from labtools import (HOSTS, INVENTORY, REPO, VENV_BIN, ansible_env, changed_tasks, log_lines, maclab, recap, ssh, sudo,
-                      valid_report, wait_until)
+from labtools import (HOSTS, INVENTORY, REPO, VENV_BIN, ansible_env, changed_tasks, log_lines, maclab, recap,
+                      run_playbook, ssh, sudo, valid_report, wait_until)
 from macsim import exo_dist
 
 DOCTOR = os.path.join(REPO, "doctor.yml")
@@ -26,14 +26,10 @@ def doctor(converged, tmp_path_factory):
     report_dir = os.path.join(tmp_dir, "report")
 
     def run(*extra, json_callback=False):
-        env = ansible_env(tmp_dir)
-        if json_callback:
-            env["ANSIBLE_STDOUT_CALLBACK"] = "ansible.posix.json"
-            env["ANSIBLE_SHOW_CUSTOM_STATS"] = "true"
-        argv = [os.path.join(VENV_BIN, "ansible-playbook"), "-i", INVENTORY, DOCTOR,
-                "-e", "doctor_report_dir=%s" % report_dir] + list(extra)
-        return subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
-                              env=env, timeout=600, cwd=tmp_dir)
+        env = {"ANSIBLE_STDOUT_CALLBACK": "ansible.posix.json", "ANSIBLE_SHOW_CUSTOM_STATS": "true"} \
+            if json_callback else {}
+        return run_playbook(DOCTOR, "-e", "doctor_report_dir=%s" % report_dir, *extra, workdir=tmp_dir, env=env,
+                            timeout=600, check=False)
 
     def report():
         # Every sweep's report.json follows the one schema (docs/report.schema.json; issue 31 acceptance 1).

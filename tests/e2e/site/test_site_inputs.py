@@ -6,12 +6,11 @@ variable,
 with changed=0 and not one command run on any simulated Mac."""
 import json
 import os
-import subprocess
 
 import pytest
 
 from input_cases import one_case_per_role
-from labtools import HOSTS, INVENTORY, REPO, VENV_BIN, ansible_env, log_lines, recap
+from labtools import HOSTS, REPO, log_lines, recap, run_playbook
 
 from ansible_collections.macops.cluster.plugins.plugin_utils._inputs import load_specs
 
@@ -35,13 +34,11 @@ def shim_lines():
 
 @pytest.fixture(scope="module")
 def playbook(converged, tmp_path_factory):
-    env = ansible_env(str(tmp_path_factory.mktemp("inputs")))
+    workdir = str(tmp_path_factory.mktemp("inputs"))
 
     def run(name, extra_vars):
-        argv = [os.path.join(VENV_BIN, "ansible-playbook"), "-i", INVENTORY, os.path.join(REPO, name),
-                "-e", json.dumps(extra_vars)]
-        return subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
-                              env=env, timeout=300)
+        return run_playbook(os.path.join(REPO, name), "-e", json.dumps(extra_vars), workdir=workdir, timeout=300,
+                            check=False)
     return run
 
 
