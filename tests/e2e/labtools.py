@@ -151,6 +151,11 @@ def ansible_env(tmp_dir):
     return env
 
 
+def playbook_argv(playbook, *args, inventory=INVENTORY):
+    """The command line of `ansible-playbook -i INVENTORY PLAYBOOK ARGS` from the controller's venv."""
+    return [os.path.join(VENV_BIN, "ansible-playbook"), "-i", inventory, playbook] + list(args)
+
+
 def run_playbook(playbook, *args, workdir, inventory=INVENTORY, env=None, cwd=None, timeout=900, check=True):
     """`ansible-playbook -i INVENTORY PLAYBOOK ARGS` against the lab with workdir's settings
     (ansible_env; env adds to them), run in cwd (workdir unless given: reports a playbook writes to a
@@ -158,8 +163,7 @@ def run_playbook(playbook, *args, workdir, inventory=INVENTORY, env=None, cwd=No
     Returns the CompletedProcess."""
     run_env = ansible_env(workdir)
     run_env.update(env or {})
-    argv = [os.path.join(VENV_BIN, "ansible-playbook"), "-i", inventory, playbook] + list(args)
-    proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+    proc = subprocess.run(playbook_argv(playbook, *args, inventory=inventory), stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
                           env=run_env, timeout=timeout, cwd=cwd or workdir)
     if check:
         assert proc.returncode == 0, "%s %s failed (rc %d):\n%s\n%s" % (

@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from labtools import (HOSTS, INVENTORY, REPO, VENV_BIN, ansible_env, file_digests, maclab, on_host, recap, run_playbook,
+from labtools import (HOSTS, REPO, ansible_env, file_digests, maclab, on_host, playbook_argv, recap, run_playbook,
                       valid_report, wait_until)
 
 DEPLOY = os.path.join(REPO, "deploy-model.yml")
@@ -40,7 +40,7 @@ def deploy(converged, tmp_path_factory):
 
     def argv():
         """The run's command line, for a run a test cuts midway."""
-        return [os.path.join(VENV_BIN, "ansible-playbook"), "-i", INVENTORY, DEPLOY] + deploy_vars
+        return playbook_argv(DEPLOY, *deploy_vars)
 
     def run(*extra, check=True):
         return run_playbook(DEPLOY, *(deploy_vars + list(extra)), workdir=tmp_dir, check=check)
