@@ -110,7 +110,7 @@ SURVEYS = {
             ("serve_model_name", "Deployed model to serve (empty: the one deployed last)", {}),
             ("serve_backend", "MLX backend between the ranks", {}),
             ("serve_ready_timeout", "Seconds the model gets to answer its first completion", {}),
-            ("serve_restart_limit", "Failed starts in a row before serving stops and says so", {}),
+            ("serve_restart_limit", "Failed generations in a row before serving stops and says so", {}),
         ],
     },
     "update-macos": {

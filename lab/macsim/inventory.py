@@ -117,6 +117,10 @@ benchmark_exo_model: tiny-qwen2
 # Serving: the lab's MLX has no jaccl, so the ranks talk over ring. Two cores run every rank: a probe
 # completion may wait on a busy machine.
 serve_backend: ring
+# The lab's random-weight model writes valid text only greedily (testmodel.py: the end-of-sequence token and
+# the bytes 0x80-0xFF have zero logits, the others small drawn ones, so sampling at OpenAI's default
+# temperature 1 picks them): requests that leave temperature out get greedy here.
+serve_temperature: 0.0
 # macOS updates: the lab's admin owns every host's volume, and its password is the become password (read at run
 # time, never written here), as on a Mac whose first account administers it.
 macos_update_owner_password: "{{ ansible_become_password }}"

@@ -151,6 +151,12 @@ def byte_symbols():
     return symbols
 
 
+# A ChatML template (Qwen2's own shape), so chat requests go through the model's template as a real model's do,
+# not mlx-lm's USER:/ASSISTANT: fallback for a tokenizer without one.
+CHAT_TEMPLATE = ("{% for message in messages %}<|im_start|>{{ message['role'] }}\n{{ message['content'] }}<|im_end|>\n"
+                 "{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}")
+
+
 def tokenizer_files(vocab):
     """A byte-level BPE without merges (every byte one token), with unk, bos and eos as its first ids and made-up
     words after the bytes up to `vocab`: any text tokenizes, one token per byte, as with Qwen2's tokenizer class,
@@ -171,7 +177,8 @@ def tokenizer_files(vocab):
                   "vocab": dict((word, index) for index, word in enumerate(words)), "merges": []},
     }
     tokenizer_config = {"tokenizer_class": "PreTrainedTokenizerFast", "unk_token": "<unk>", "bos_token": "<s>",
-                        "eos_token": "</s>", "model_max_length": 4096, "clean_up_tokenization_spaces": False}
+                        "eos_token": "</s>", "model_max_length": 4096, "clean_up_tokenization_spaces": False,
+                        "chat_template": CHAT_TEMPLATE}
     return tokenizer, tokenizer_config
 
 

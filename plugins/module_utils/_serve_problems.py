@@ -62,13 +62,13 @@ SERVE_CODES = {
         "The endpoint took a request but gave no one-token completion in time: a rank is hung, every process alive "
         "and a collective waiting forever (mlx #4475, mlx-lm #1493), which process checks and mlx-lm's /health "
         "miss.",
-        "The supervisor restarts every rank once its own probe times out (serve_probe_interval + "
-        "serve_probe_timeout); if it persists, run serve-model.yml with serve_state=restarted and read each rank's "
+        "The supervisor restarts every rank once nothing has moved for serve_stall_timeout (no generation step, no "
+        "byte of any answer); if it persists, run serve-model.yml with serve_state=restarted and read each rank's "
         "run/rank.log; on JACCL, reboot (reboot-cluster.yml)."),
     "serve_not_ready": registry_entry(
         ERROR, "serve",
         "The endpoint gave no one-token completion within serve_ready_timeout, or the supervisor stopped every rank "
-        "after serve_restart_limit failed starts in a row (its status says the last failure).",
+        "after serve_restart_limit failed generations in a row (its status says the last failure).",
         "Read the supervisor's log on rank 0 (serve_log_dir/serve.log) and each rank's log (serve_dir/run/rank.log); "
         "after fixing the cause, run serve-model.yml with serve_state=restarted (on JACCL, reboot first: each "
         "failed start leaks an RDMA protection domain)."),

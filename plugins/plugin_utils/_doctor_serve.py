@@ -53,6 +53,13 @@ def _endpoint(host, serve, config):
             "serve_hung", "%s took the request at %s but gave no one-token completion within %s s: a rank is hung "
             "(every process alive, a collective waiting forever)." % (config.get("model"), url, serve.get("timeout")),
             host=host, port=str(config["endpoint"]["port"]), details={"url": url})
+    if status == 503 and state == "stalled":  # the supervisor saw nothing move for half of serve_stall_timeout
+        message = ((answer.get("json") or {}).get("error") or {}).get("message") or "nothing moves"
+        return False, "%s refuses requests: %s" % (url, message), problem(
+            "serve_hung", "%s refuses requests at %s because nothing has moved in it (no generation step, no byte of "
+            "any answer): %s A rank is hung; the supervisor restarts every rank at serve_stall_timeout." % (
+                config.get("model"), url, message), host=host, port=str(config["endpoint"]["port"]),
+            details={"url": url, "state": state})
     why = "its supervisor says %s" % state if state else (answer.get("msg") or "no answer")
     return False, "no completion through %s: %s" % (url, why), problem(
         "serve_not_ready", "%s gave no completion through %s: %s." % (config.get("model"), url, why), host=host,

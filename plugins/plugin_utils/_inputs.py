@@ -198,6 +198,9 @@ def check_options(options, values, host=None):
 # still spelled the old way would otherwise be silently ignored (cluster_reboot_mode=rolling, say, and
 # every node reboots at once).
 RENAMED_PREFIXES = {"cluster_reboot_": ("reboot_cluster_", "0.2.0")}
+# Variables whose meaning changed with their name, {old: (new, the release that renamed it, what changed)}.
+RENAMED_VARIABLES = {"serve_probe_timeout": ("serve_stall_timeout", "0.2.0", "a hang is now seconds in which nothing "
+                                             "moves, not one probe's latency: a busy server is no longer restarted")}
 
 
 def unknown_variables(names, specs, host=None, extra_known=()):
@@ -218,6 +221,12 @@ def unknown_variables(names, specs, host=None, extra_known=()):
                 "input_unknown_variable", "%s is a name from before %s: the variables of its role are now %s*."
                 % (name, version, new), "Rename it to %s" % now,
                 host=host, details={"variable": name, "did_you_mean": now}))
+            continue
+        if name in RENAMED_VARIABLES:
+            now, version, why = RENAMED_VARIABLES[name]
+            problems.append(problem(
+                "input_unknown_variable", "%s is a name from before %s: %s." % (name, version, why),
+                "Rename it to %s" % now, host=host, details={"variable": name, "did_you_mean": now}))
             continue
         if not name.startswith(prefixes) or name in known:
             continue

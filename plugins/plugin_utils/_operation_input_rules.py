@@ -161,10 +161,28 @@ def model_directory_name(name, source):
 def serve(params, context):
     """Ports that exist and differ, timeouts that leave a model time to load, networks and a label that parse."""
     found = at_least(params, context, [("serve_ready_timeout", 10, "seconds"), ("serve_probe_interval", 5, "seconds"),
-                                       ("serve_probe_timeout", 5, "seconds"), ("serve_heartbeat_timeout", 5, "seconds"),
-                                       ("serve_restart_limit", 0, "failed starts"), ("serve_max_tokens", 1, "tokens"),
+                                       ("serve_stall_timeout", 10, "seconds"), ("serve_heartbeat_timeout", 5, "seconds"),
+                                       ("serve_restart_limit", 1, "failed generations"), ("serve_max_tokens", 1, "tokens"),
+                                       ("serve_request_idle_timeout", 10, "seconds"),
+                                       ("serve_max_request_bytes", 1024, "bytes"),
                                        ("serve_measure_tokens", 1, "tokens"),
-                                       ("serve_memory_headroom_percent", 0, "percent of the weights")])
+                                       ("serve_memory_headroom_percent", 0, "percent of the weights"),
+                                       ("serve_temperature", 0, "0 is greedy"), ("serve_top_k", 0, "0 is off"),
+                                       ("serve_decode_concurrency", 1, "requests"),
+                                       ("serve_prompt_concurrency", 1, "prompts"),
+                                       ("serve_prefill_step_size", 16, "tokens"),
+                                       ("serve_prompt_cache_size", 0, "KV caches"),
+                                       ("serve_prompt_cache_bytes", 0, "bytes, 0 is no cap")])
+    for name in ("serve_top_p", "serve_min_p"):
+        if params.has(name) and not 0 <= params[name] <= 1:
+            found.append(bad(context, name, params[name], "it must be a probability from 0 to 1",
+                             "Set %s between 0 and 1 (%s)." % (name, "1 is off" if name == "serve_top_p" else "0 is off")))
+    if params.has("serve_stall_timeout") and params.has("serve_request_idle_timeout") and \
+            params["serve_request_idle_timeout"] < params["serve_stall_timeout"]:
+        found.append(bad(context, "serve_request_idle_timeout", params["serve_request_idle_timeout"],
+                         "it must be at least serve_stall_timeout (%d): a request queued behind others waits for its "
+                         "first byte while the server works" % params["serve_stall_timeout"],
+                         "Set serve_request_idle_timeout to %d or more." % params["serve_stall_timeout"]))
     ports = [name for name in ("serve_port", "serve_control_port", "serve_internal_port", "serve_mlx_port")
              if params.has(name)]
     for name in ports:

@@ -35,7 +35,39 @@ EXO_INSTANCE_META = {"ring": "MlxRing", "jaccl": "MlxJaccl", "jaccl-ring": "MlxJ
 AUTO_ORDER = ("jaccl", "jaccl-ring", "ring")
 CONFIG_VERSION = 1
 INTEGER_SETTINGS = ("memory_headroom_percent", "port", "exo_api_port", "control_port", "internal_port", "ring_port", "ready_timeout",
-                    "probe_interval", "probe_timeout", "heartbeat_timeout", "restart_limit", "max_tokens")
+                    "probe_interval", "stall_timeout", "heartbeat_timeout", "restart_limit", "max_tokens",
+                    "request_idle_timeout", "max_request_bytes")
+# mlx_lm.server's options the role sets, each from its serve_* variable ({option: (setting, kind)}), in this order.
+SERVER_OPTIONS = (("--max-tokens", "max_tokens", int), ("--temp", "temperature", float), ("--top-p", "top_p", float),
+                  ("--top-k", "top_k", int), ("--min-p", "min_p", float),
+                  ("--chat-template-args", "chat_template_args", dict),
+                  ("--decode-concurrency", "decode_concurrency", int),
+                  ("--prompt-concurrency", "prompt_concurrency", int),
+                  ("--prefill-step-size", "prefill_step_size", int),
+                  ("--prompt-cache-size", "prompt_cache_size", int),
+                  ("--prompt-cache-bytes", "prompt_cache_bytes", int), ("--kv-bits", "kv_bits", int),
+                  ("--trust-remote-code", "trust_remote_code", bool))
+
+
+def server_options(settings):
+    """mlx_lm.server's arguments for the serve_* settings: every option given, so the configuration each node runs
+    says what it serves with; a cap or KV bits of 0 is none (the option left out), a flag only when true."""
+    options = []
+    for option, name, kind in SERVER_OPTIONS:
+        value = settings.get(name)
+        if kind is bool:
+            options += [option] if _true(value) else []
+        elif kind is dict:
+            options += [option, json.dumps(value or {}, sort_keys=True)]
+        elif name in ("prompt_cache_bytes", "kv_bits") and not int(value or 0):
+            continue
+        else:
+            options += [option, str(kind(value))]
+    return options
+
+
+def _true(value):
+    return value is True or str(value).lower() in ("true", "yes", "1")
 
 
 def _name(entry):
@@ -246,11 +278,13 @@ def _plan(plan, facts_by_host, settings):
     common = {"version": CONFIG_VERSION, "runtime": runtime, "model": name, "model_id": plan["model"]["model_id"],
               "ranks": count, "hosts": order, "backend": backend, "run_dir": settings["run_dir"],
               "ready_timeout": settings["ready_timeout"], "probe_interval": settings["probe_interval"],
-              "probe_timeout": settings["probe_timeout"], "restart_limit": settings["restart_limit"],
+              "stall_timeout": settings["stall_timeout"], "restart_limit": settings["restart_limit"],
               "heartbeat_timeout": settings["heartbeat_timeout"], "programs": programs}
+    front = {"request_idle_timeout": settings["request_idle_timeout"], "max_request_bytes": settings["max_request_bytes"],
+             "request_log": settings["request_log"]}
     if runtime == "exo":
         plan["configs"][leader] = dict(
-            common, rank=0, model_path=records[leader]["path"], endpoint=dict(plan["endpoint"]),
+            common, rank=0, model_path=records[leader]["path"], endpoint=dict(plan["endpoint"]), **front,
             api_key_file=settings["api_key_file"], wait_for_addresses=[],
             # A new deployment places the instance again on its files.
             deployed_at=records[leader].get("recorded_at"),
@@ -261,8 +295,8 @@ def _plan(plan, facts_by_host, settings):
     started_by = launch(hostfile, settings["ring_port"])
     for rank, host in enumerate(order):
         record = records[host]
-        server_args = ["--model", record["path"], "--host", "127.0.0.1", "--port", str(settings["internal_port"]),
-                       "--max-tokens", str(settings["max_tokens"])] + (["--pipeline"] if mode == "pipeline" else [])
+        server_args = ["--model", record["path"], "--host", "127.0.0.1", "--port", str(settings["internal_port"])] + \
+            server_options(settings) + (["--pipeline"] if mode == "pipeline" else [])
         plan["configs"][host] = dict(
             common, model_path=record["path"], rank=rank, split=split,
             leader={"host": leader, "control": "%s:%d" % (settings["addresses"][leader], settings["control_port"])},
@@ -273,5 +307,5 @@ def _plan(plan, facts_by_host, settings):
             launch=started_by, launch_env={"MLX_RANK": str(rank), "HF_HUB_OFFLINE": "1"},
             api_key_file=settings["api_key_file"] if rank == 0 else None,
             # When a deployment last changed this node's copy: a new deployment restarts every rank on its files.
-            deployed_at=record.get("recorded_at"))
+            deployed_at=record.get("recorded_at"), **(front if rank == 0 else {}))
     return []

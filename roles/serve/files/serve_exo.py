@@ -14,7 +14,8 @@ on this node (exo 1.0.71, serve-model.yml's research: `api/main.py`, the exo har
 - it is ready when every runner in the instance's runnerToShard is RunnerReady (exo's /instance/await
   says ready as soon as the instance exists) and a one-token chat completion through exo answers;
 - it fails when a runner reports RunnerFailed, when the instance leaves /state (exo restarted, a node
-  left), when exo's API does not answer for serve_heartbeat_timeout, or when a probe times out; the
+  left), when exo's API does not answer for serve_heartbeat_timeout, or when nothing moves for stall_timeout
+  (no byte of any answer through the endpoint, no probe answered: exo's runners are not the collection's); the
   instance is then deleted and placed again, up to serve_restart_limit failed starts in a row. A
   deletion waits until exo no longer has the instance (exo applies it a moment later), so stopping the
   job frees the runners' memory before launchd reports the job gone.
@@ -211,10 +212,9 @@ class ExoLeader(Leader):
                 probe, last_probe = None, now
                 if failed:
                     return failed
-            if probe is not None and probe.overdue():
-                return self.failure("hung" if self.state == "ready" else "not_ready",
-                                    "no one-token completion from exo within %d s" % probe.timeout)
             if self.state == "starting":
+                if probe is not None and probe.overdue():
+                    return self.failure("not_ready", "no one-token completion from exo within %d s" % probe.timeout)
                 if now - started > config["ready_timeout"]:
                     return self.failure("not_ready", "not ready within serve_ready_timeout (%d s): %s" % (
                         config["ready_timeout"], detail))
@@ -222,7 +222,11 @@ class ExoLeader(Leader):
                     probe = Probe(port, max(1, config["ready_timeout"] - (now - started)), self.probe_request)
                 self.publish(detail="generation %d: %s" % (self.generation, detail))
             else:
-                if probe is None and now - last_probe >= config["probe_interval"]:
-                    probe = Probe(port, config["probe_timeout"], self.probe_request)
+                self.keep_row(now)
+                stalled = self.stalled(now, probe)
+                if stalled:
+                    return stalled
+                if probe is None and not self.traffic.busy() and now - last_probe >= config["probe_interval"]:
+                    probe = Probe(port, config["stall_timeout"], self.probe_request)
                 self.publish()
         return None

@@ -13,6 +13,12 @@ keeps a CPU core busy for as long as the model is served. This launcher lets tho
 rank 0's poll instead, once a poll found nothing: an idle cluster costs a tenth of that, and the first
 request after a pause waits at most IDLE_REST_SECONDS longer for its first token.
 
+Rank 0 marks its progress for the supervisor, which tells a busy server from a hung one by it: the file named by
+MACOPS_SERVE_PROGRESS gets its modification time set at every evaluation (each prefill chunk and decoded token goes
+through ``mx.eval`` or ``mx.async_eval``) and every poll of the request queue (distributed, each waits on every
+rank), at most every MARK_EVERY_SECONDS. A follower that is stopped or a collective that deadlocks stops the marks;
+a long queue or one slow request does not.
+
 The supervisor (serve_supervisor.py) runs it with MLX_RANK and the backend's files (MLX_HOSTFILE, or
 MLX_IBV_DEVICES and MLX_JACCL_COORDINATOR), as mlx.launch would.
 """
@@ -23,6 +29,48 @@ import time
 
 # Rank 0's idle poll is 0.1 s (mlx_lm.server's generation loop): the others rest 90 % of it.
 IDLE_REST_SECONDS = 0.09
+MARK_EVERY_SECONDS = 0.25
+
+
+class ProgressMark(object):
+    """Sets the mark file's modification time, at most every MARK_EVERY_SECONDS (one utime call)."""
+
+    def __init__(self, path):
+        self.path, self.last = path, 0.0
+        with open(path, "a"):
+            pass
+
+    def __call__(self):
+        now = time.monotonic()
+        if now - self.last >= MARK_EVERY_SECONDS:
+            self.last = now
+            try:
+                os.utime(self.path, None)
+            except OSError:
+                pass
+
+
+def mark_progress(path, server):
+    """Mark every evaluation and every request poll of this process in `path` (rank 0)."""
+    import mlx.core as mx
+
+    mark = ProgressMark(path)
+
+    def marked(function):
+        def call(*args, **kwargs):
+            mark()
+            return function(*args, **kwargs)
+        return call
+
+    mx.eval, mx.async_eval = marked(mx.eval), marked(mx.async_eval)
+    generator = getattr(server, "ResponseGenerator", None)
+    poll = getattr(generator, "_next_request", None)
+    if poll is not None:
+        def next_request(self, timeout=None):
+            request = poll(self, timeout)
+            mark()  # the poll returned: distributed, every rank took part
+            return request
+        generator._next_request = next_request
 
 
 def use_split(split):
@@ -66,6 +114,8 @@ def main():
 
     if int(os.environ.get("MLX_RANK") or 0) > 0 and not rest_when_idle(server):
         sys.stderr.write("serve_rank: this mlx-lm has no ResponseGenerator._next_request; idle ranks poll as is\n")
+    if os.environ.get("MACOPS_SERVE_PROGRESS"):
+        mark_progress(os.environ["MACOPS_SERVE_PROGRESS"], server)
 
     sys.argv = ["mlx_lm.server"] + sys.argv[1:]
     server.main()

@@ -15,12 +15,20 @@ HTTP on the management network:
 - every other supervisor is a **follower**: it waits for its Thunderbolt addresses, then sends a heartbeat
   every second to the leader's control port and runs its rank for the generation the leader names.
 
-A rank that exits, a heartbeat that stops, an unhealthy server or a probe that times out (a hung rank,
-SIGSTOP included) ends the generation: every rank stops (SIGCONT, SIGTERM, then SIGKILL) and the next
-generation starts them all again. After ``restart_limit`` failed generations in a row (never ready in
-between) the leader stops every rank and says so in its status (state ``failed``) instead of looping: on
-JACCL every failed start leaks an RDMA protection domain that only a reboot frees. A reboot, or
-serve-model.yml with serve_state=restarted, starts again.
+A rank that exits, a heartbeat that stops, an unhealthy server or a generation in which nothing moves for
+``stall_timeout`` seconds (a hung rank, SIGSTOP included) ends the generation: every rank stops (SIGCONT, SIGTERM,
+then SIGKILL) and the next generation starts them all again, after a pause that grows with each failure in a row.
+"Nothing moves" is judged by load, not by one probe's latency: rank 0's launcher marks every generation step (and
+every idle poll, which waits on every rank), the endpoint marks every byte of every answer, and a one-token probe
+goes out only while no request is in flight, so a server that streams, however slowly and however long its queue,
+is never taken for a hung one. Once nothing has moved for half of ``stall_timeout`` the endpoint answers 503 at once
+instead of taking requests that would hang; when the generation ends, every stream in flight ends with an error.
+
+A generation fails "in a row" when it never became ready, or was ready for less than STABLE_SECONDS. After
+``restart_limit`` such failures the leader stops every rank and says so in its status (state ``failed``) instead
+of looping: on JACCL every failed start leaks an RDMA protection domain that only a reboot frees. A reboot, or
+serve-model.yml with serve_state=restarted, starts again. Rank 0's own start failures (its load, its port) show
+in its log at once and end the generation then, not at ``ready_timeout``.
 
 Each supervisor writes its state to <run_dir>/status.json (doctor.yml and serve-model.yml read it).
 Python 3.9, stdlib only. Usage: serve_supervisor.py CONFIG.json
@@ -38,6 +46,10 @@ import time
 
 import serve_front  # beside this file (the script's directory is first on sys.path); the leader's HTTP side
 STOP_GRACE_SECONDS = 10.0
+# A generation ready this long before it fails starts a new row of failures (the cap counts failures in a row).
+STABLE_SECONDS = 300.0
+# The pause before the next generation after the n-th failure in a row: 2, 4, 8, ... seconds, at most this.
+BACKOFF_MAX_SECONDS = 60.0
 ERROR_LINE = re.compile(r"^[A-Za-z_.]*(Error|Exception): ")
 PEER_LOST = "connection to a peer was lost"
 HEALTH_EVERY_SECONDS = 2.0
@@ -89,21 +101,25 @@ class Rank(object):
     def __init__(self, config):
         self.config = config
         self.proc = None
-        self.generation = None
+        self.generation = self.boot = None
         self.exit_code = None
         self.exited_at = None
 
-    def start(self, generation):
+    def start(self, generation, boot=None):
+        """Start this node's rank for `generation` of the leader's run `boot`."""
         run_dir = self.config["run_dir"]
         files, env = launch_files(self.config, generation)
         environment = dict(os.environ, **self.config["launch_env"])
         environment.update(env)
         environment["MACOPS_SERVE_SPLIT"] = json.dumps(self.config["split"]) if self.config["split"] else ""
+        environment["MACOPS_SERVE_PROGRESS"] = self.progress_path() or ""
         for variable, content in files.items():
             path = os.path.join(run_dir, variable.lower() + ".json")
             with open(path, "w") as handle:
                 handle.write(content + "\n")
             environment[variable] = path
+        if self.progress_path() and os.path.exists(self.progress_path()):
+            os.remove(self.progress_path())  # the last generation's steps prove nothing of this one
         log_path = os.path.join(run_dir, "rank.log")
         if os.path.exists(log_path):
             os.replace(log_path, log_path + ".1")  # the failed generation's log stays readable
@@ -111,9 +127,21 @@ class Rank(object):
             self.proc = subprocess.Popen([self.config["python"], self.config["launcher"]] + self.config["server_args"],
                                          env=environment, stdin=subprocess.DEVNULL, stdout=output,
                                          stderr=subprocess.STDOUT, cwd=run_dir)
-        self.generation, self.exit_code, self.exited_at = generation, None, None
+        self.generation, self.boot, self.exit_code, self.exited_at = generation, boot, None, None
         threading.Thread(target=self._note_exit, args=(self.proc,), daemon=True).start()
         log("generation %d: rank %d started, pid %d" % (generation, self.config["rank"], self.proc.pid))
+
+    def progress_path(self):
+        """The file rank 0's launcher touches at every generation step (serve_rank.py); none on other ranks."""
+        return os.path.join(self.config["run_dir"], "progress") if self.config["rank"] == 0 else None
+
+    def last_progress(self):
+        """When this generation's rank 0 last took a generation step or an idle poll (0: not yet, or no rank 0)."""
+        path = self.progress_path()
+        try:
+            return os.stat(path).st_mtime if path and self.exit_code is None else 0.0
+        except OSError:
+            return 0.0
 
     def _note_exit(self, proc):
         """When the rank ended, to the moment: of the ranks of a generation, the first to end is the one that failed
@@ -223,6 +251,11 @@ class Supervisor(object):
         self.started_at = self.ready_since = self.time_to_ready = None
         self.followers = {}
         self.written, self.written_at = None, 0.0
+        # This supervisor's run: a follower restarts a rank of an earlier run's generation of the same number.
+        self.boot = os.urandom(4).hex()
+        self.traffic = serve_front.Traffic()
+        self.quiet_since = None  # a ready generation in which nothing moved since then, for half of stall_timeout
+        self.last_answer = 0.0  # the last probe answered
 
     # ---- status ----------------------------------------------------------------------------------
     def status(self):
@@ -236,7 +269,19 @@ class Supervisor(object):
                 "started_at": self.started_at, "ready_since": self.ready_since, "time_to_ready": self.time_to_ready,
                 "followers": dict((str(rank), info) for rank, info in sorted(self.followers.items())),
                 "endpoint": self.config.get("endpoint"), "supervisor_pid": os.getpid(), "updated_at": time.time(),
+                "boot": self.boot, "in_flight": self.traffic.in_flight, "quiet_since": self.quiet_since,
             }
+
+    def unavailable(self):
+        """None while the endpoint takes requests; else why not ({state, detail, retry_after}): not ready (starting,
+        restarting, failed), or ready but nothing moved for half of stall_timeout (a hang not yet proven)."""
+        with self.lock:
+            if self.state == "ready" and self.quiet_since is None:
+                return None
+            if self.state == "ready":
+                return {"state": "stalled", "retry_after": 10, "detail": "nothing has moved for %d s" % (
+                    time.time() - self.quiet_since)}
+            return {"state": self.state, "detail": self.state, "retry_after": 30 if self.state == "failed" else 5}
 
     def publish(self, state=None, detail=None):
         """Write status.json; with `state`, enter it (logged when it is new); with `detail` alone, say it."""
@@ -249,7 +294,7 @@ class Supervisor(object):
                 self.detail = detail
         status = self.status()
         # What changed, leaving out the clocks that move every heartbeat.
-        meaningful = dict(status, updated_at=None, followers=dict(
+        meaningful = dict(status, updated_at=None, in_flight=None, followers=dict(
             (rank, dict(info, seen=None)) for rank, info in status["followers"].items()))
         if meaningful != self.written or time.time() - self.written_at >= STATUS_EVERY_SECONDS:
             write_json(os.path.join(self.config["run_dir"], "status.json"), status)
@@ -279,11 +324,14 @@ class Leader(Supervisor):
                 break
             with self.lock:
                 self.generation += 1
-                self.started_at, self.ready_since = time.time(), None
+                self.started_at, self.ready_since, self.quiet_since, self.last_answer = time.time(), None, None, 0.0
             self.begin()
             self.publish("starting", "generation %d: loading %s on %d rank(s)" % (
                 self.generation, self.config["model"], self.config["ranks"]))
             failure = self.watch()
+            if failure is not None:  # no client waits for a stream that will not finish: it gets the error now
+                self.publish("restarting", failure["message"])
+                self.traffic.abort(failure["message"])
             self.end()
             ended = time.time()
             if failure is None:
@@ -293,14 +341,15 @@ class Leader(Supervisor):
                 self.restarts += 1
                 self.last_failure = failure
             log("generation %d failed: %s" % (self.generation, failure["message"]))
-            if self.failures > self.config["restart_limit"]:
+            if self.failures >= self.config["restart_limit"]:
                 self.publish("failed", "%d failed start(s) in a row, the last: %s. Every rank is stopped; reboot "
                              "the nodes or run serve-model.yml with serve_state=restarted." % (
                                  self.failures, failure["message"]))
                 self.stopping.wait()
                 break
-            self.publish("restarting", failure["message"])
-            self.stopping.wait(2.0)
+            pause = min(BACKOFF_MAX_SECONDS, 2.0 ** self.failures)
+            self.publish("restarting", "%s; the next start in %d s" % (failure["message"], pause))
+            self.stopping.wait(pause)
         self.publish("stopped", "the supervisor was stopped")
 
     def prepare(self, ended):
@@ -308,7 +357,7 @@ class Leader(Supervisor):
         return self.wait_for_followers(ended)
 
     def begin(self):
-        self.rank.start(self.generation)
+        self.rank.start(self.generation, self.boot)
 
     def end(self):
         self.rank.stop()
@@ -316,7 +365,7 @@ class Leader(Supervisor):
     def watch(self):
         """Until this generation fails (its failure) or the supervisor stops (None)."""
         config, started = self.config, time.time()
-        probe, last_probe, last_health = None, 0.0, time.time()
+        probe, last_probe, last_health, last_log = None, 0.0, time.time(), 0.0
         while not self.stopping.wait(0.5):
             now = time.time()
             if not self.rank.alive():
@@ -330,14 +379,17 @@ class Leader(Supervisor):
                 probe, last_probe = None, now
                 if failed:
                     return self.settle(failed)
-            if probe is not None and probe.overdue():
-                kind = "hung" if self.state == "ready" else "not_ready"
-                return self.failure(kind, "no one-token completion within %d s (a rank is hung or too slow)" %
-                                    probe.timeout)
             if self.state == "starting":
                 if now - started > config["ready_timeout"]:
                     return self.failure("not_ready", "not ready within serve_ready_timeout (%d s)" %
                                         config["ready_timeout"])
+                if now - last_log >= 1.0:  # a load or a bind that failed leaves rank 0 alive without a server
+                    last_log, error = now, self.rank.last_error()
+                    if error:
+                        return self.settle(self.failure("start_failed", "rank 0 (%s) failed to start: %s" % (
+                            config["hosts"][0], error)))
+                if probe is not None and probe.overdue():
+                    return self.failure("not_ready", "no one-token completion within %d s" % probe.timeout)
                 if probe is None and now - last_probe >= 1.0:
                     probe = Probe(config["internal_port"], max(1, config["ready_timeout"] - (now - started)))
             else:
@@ -348,18 +400,52 @@ class Leader(Supervisor):
                         return self.settle(self.failure(
                             "unhealthy", "rank 0's server lost its generation thread (/health 503: a peer's "
                             "connection was lost)"))
-                if probe is None and now - last_probe >= config["probe_interval"]:
-                    probe = Probe(config["internal_port"], config["probe_timeout"])
+                self.keep_row(now)
+                stalled = self.stalled(now, probe)
+                if stalled:
+                    return stalled
+                if probe is None and not self.traffic.busy() and now - last_probe >= config["probe_interval"]:
+                    probe = Probe(config["internal_port"], config["stall_timeout"])
             self.publish()
         return None
+
+    def keep_row(self, now):
+        """A generation ready for STABLE_SECONDS ends the row of failures: the cap counts failures in a row, and a
+        generation that fails soon after it became ready (under load, say) is one more in the row."""
+        if self.failures and now - (self.ready_since or now) >= STABLE_SECONDS:
+            with self.lock:
+                self.failures = 0
+
+    def stalled(self, now, probe):
+        """The failure of a ready generation in which nothing moved for stall_timeout (None while something does);
+        past half of it the endpoint already refuses new requests (unavailable). What moves: a generation step or
+        idle poll of rank 0 (its launcher's mark; an idle poll waits on every rank), a byte of any answer, a probe's
+        answer. Where nothing marks idle polls (exo's runners), an idle model is judged by its probe alone."""
+        marked = self.rank.last_progress()
+        if not (marked or probe or self.traffic.busy()):
+            with self.lock:
+                self.quiet_since = None
+            return None
+        since = max(marked, self.traffic.last_progress, self.last_answer, self.ready_since or 0.0,
+                    0.0 if marked or probe is None else probe.started)
+        quiet, limit = now - since, self.config["stall_timeout"]
+        with self.lock:
+            self.quiet_since = since if quiet >= limit / 2.0 else None
+        if quiet < limit:
+            return None
+        return self.failure("hung", "nothing moved for %d s with %d request(s) in flight: no generation step on "
+                            "rank 0, no byte of any answer, no probe answered (a rank is hung)" % (
+                                quiet, self.traffic.in_flight))
 
     def judge(self, probe, now, through=""):
         """A finished probe: a starting generation is ready at its first answer (its failures in a row reset); a
         ready one that stops answering has failed (its failure, else None)."""
         ok, dummy, error = probe.result
+        if ok:
+            self.last_answer = now
         if ok and self.state == "starting":
             with self.lock:
-                self.failures, self.ready_since = 0, now
+                self.ready_since, self.quiet_since = now, None
                 self.time_to_ready = round(now - self.started_at, 2)
             self.publish("ready", "generation %d answered a completion%s %.1f s after its start" % (
                 self.generation, through, self.time_to_ready))
@@ -423,7 +509,8 @@ class Leader(Supervisor):
     def exited_followers(self):
         with self.lock:
             return [(rank, dict(info)) for rank, info in sorted(self.followers.items())
-                    if info["generation"] == self.generation and info["rank_state"] == "exited"]
+                    if (info["generation"], info["boot"]) == (self.generation, self.boot) and
+                    info["rank_state"] == "exited"]
 
     def server_healthy(self):
         connection = http.client.HTTPConnection("127.0.0.1", self.config["internal_port"], timeout=5)
@@ -440,11 +527,11 @@ class Leader(Supervisor):
         rank = int(message["rank"])
         with self.lock:
             self.followers[rank] = {"host": message.get("host"), "generation": message.get("generation"),
-                                    "rank_state": message.get("rank_state"), "exit_code": message.get("exit_code"),
-                                    "exited_at": message.get("exited_at"), "error": message.get("error"),
-                                    "seen": time.time()}
+                                    "boot": message.get("boot"), "rank_state": message.get("rank_state"),
+                                    "exit_code": message.get("exit_code"), "exited_at": message.get("exited_at"),
+                                    "error": message.get("error"), "seen": time.time()}
             run = self.state in ("starting", "ready")
-            return {"generation": self.generation if run else None, "state": self.state}
+            return {"generation": self.generation if run else None, "boot": self.boot, "state": self.state}
 
 
 class Follower(Supervisor):
@@ -459,7 +546,7 @@ class Follower(Supervisor):
             try:
                 status, answer = request_json(self.config["leader"]["control"], "/macops/v1/heartbeat", {
                     "rank": self.config["rank"], "host": self.config["hosts"][self.config["rank"]],
-                    "generation": self.rank.generation, "rank_state": rank_state,
+                    "generation": self.rank.generation, "boot": self.rank.boot, "rank_state": rank_state,
                     "exit_code": self.rank.exit_code, "exited_at": self.rank.exited_at,
                     "error": self.rank.last_error() if rank_state == "exited" else None}, timeout=5)
             except (OSError, http.client.HTTPException) as exc:
@@ -478,9 +565,10 @@ class Follower(Supervisor):
                 if self.rank.alive():
                     self.rank.stop()
                 self.publish(answer.get("state") or "waiting_leader", "rank 0 says %s" % answer.get("state"))
-            elif wanted != self.rank.generation:
+            elif (wanted, answer.get("boot")) != (self.rank.generation, self.rank.boot):
+                # A new generation, or the same number from a leader that restarted: this rank is not part of it.
                 self.rank.stop()
-                self.rank.start(wanted)
+                self.rank.start(wanted, answer.get("boot"))
                 self.publish("running", "generation %d" % wanted)
             else:
                 self.publish()

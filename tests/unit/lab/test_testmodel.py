@@ -96,6 +96,17 @@ def test_text_tokenizes_through_the_tokenizer_class_mlx_lm_loads(tmp_path):
     assert len(ids) == len("Hello world") and tokenizer.decode(ids) == "Hello world"
 
 
+def test_chat_requests_go_through_the_model_s_own_chat_template(tmp_path):
+    """Issue 47: mlx-lm renders a chat with the tokenizer's template (ChatML here), not its USER:/ASSISTANT:
+    fallback."""
+    mlx_lm = pytest.importorskip("mlx_lm")
+    testmodel.write(str(tmp_path))
+    _model, tokenizer = mlx_lm.load(str(tmp_path))
+    messages = [{"role": "user", "content": "Hello"}]
+    text = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+    assert text == "<|im_start|>user\nHello<|im_end|>\n<|im_start|>assistant\n"
+
+
 def test_greedy_generation_is_ascii_and_as_long_as_asked(tmp_path):
     """The rows of eos and of the bytes 0x80-0xFF are zero in the (tied) embeddings: greedy decoding writes ASCII,
     which mlx-lm streams token by token (random bytes are not UTF-8, and its server holds such text back), and

@@ -31,6 +31,7 @@ NOT_SECRET = {
     "serve_probe_interval": "seconds between two one-token completions, not a credential",
     "serve_max_tokens": "a count of a model's tokens, not a credential",
     "serve_measure_tokens": "a count of a model's tokens, not a credential",
+    "serve_prefill_step_size": "a count of a model's tokens per prefill step, not a credential",
     "doctor_serve_timeout": "seconds a one-token completion may take, not a credential",
     "benchmark_serve_max_tokens": "a count of a model's tokens each request may generate, not a credential",
 }

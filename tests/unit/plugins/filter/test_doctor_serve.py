@@ -43,3 +43,12 @@ def test_a_completion_that_times_out_is_a_hung_server_and_a_503_says_the_supervi
     assert found(hung)[1] == ("serve_endpoint", False, "serve_hung") and hung[1][1]["port"] == "8080"
     busy = serving("mac1", node(), settings({"status": 503, "json": {"state": "restarting"}}), _verdict)
     assert found(busy)[1] == ("serve_endpoint", False, "serve_not_ready") and "restarting" in busy[1][1]["message"]
+
+
+def test_a_503_because_nothing_moves_is_a_hung_server_with_the_supervisor_s_words():
+    """Issue 47: from half of serve_stall_timeout the endpoint refuses requests at once (state stalled) instead of
+    letting doctor.yml's completion hang: that is the hung rank doctor.yml reports, not a model that is not ready."""
+    answer = {"status": 503, "json": {"state": "stalled", "error": {"message": "nothing has moved for 47 s"}}}
+    stalled = serving("mac1", node(), settings(answer), _verdict)
+    assert found(stalled)[1] == ("serve_endpoint", False, "serve_hung")
+    assert "nothing has moved for 47 s" in stalled[1][1]["message"] and stalled[1][1]["port"] == "8080"

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from ansible_collections.macops.cluster.plugins.filter.serve_plan import serve_plan
-from ansible_collections.macops.cluster.plugins.plugin_utils._serve_plan import launch
+from ansible_collections.macops.cluster.plugins.plugin_utils._serve_plan import launch, server_options
 
 HOSTS = ["mac1", "mac2", "mac3", "mac4"]
 PATHS = {"ring": "/state/hostfile-ring.json", "jaccl": "/state/hostfile-jaccl.json",
@@ -16,7 +16,11 @@ SETTINGS = {"model_name": "", "runtime": "", "backend": "auto", "hostfile_paths"
             "control_port": 8081, "internal_port": 18080, "ring_port": 32343,
             "addresses": dict((h, "198.18.0.%d" % (11 + i)) for i, h in enumerate(HOSTS)), "python": "/venv/python3",
             "launcher": "/serve/serve_rank.py", "run_dir": "/serve/run", "api_key_file": None, "ready_timeout": 600,
-            "probe_interval": 30, "probe_timeout": 60, "heartbeat_timeout": 15, "restart_limit": 3, "max_tokens": 512,
+            "probe_interval": 30, "stall_timeout": 90, "heartbeat_timeout": 15, "restart_limit": 3, "max_tokens": 512,
+            "request_idle_timeout": 600, "max_request_bytes": 16777216, "request_log": "/logs/requests.log",
+            "temperature": 1.0, "top_p": 1.0, "top_k": 0, "min_p": 0.0, "chat_template_args": {},
+            "decode_concurrency": 32, "prompt_concurrency": 8, "prefill_step_size": 2048, "prompt_cache_size": 10,
+            "prompt_cache_bytes": 0, "kv_bits": 0, "trust_remote_code": False,
             "status_path": "/serve/run/status.json", "config_path": "/serve/serve.json", "launchd_label": "org.macops.serve",
             "state": "started", "memory_headroom_percent": 20, "exo_api_port": "52415"}
 
@@ -357,3 +361,17 @@ def test_switching_from_an_exo_model_to_an_mlx_lm_one_counts_the_exo_runners_as_
     plan = serve_plan(nodes, dict(SETTINGS, model_name="mlx"))
     assert codes(plan) == [] and [plan["actions"][h]["start"] for h in HOSTS] == [True] * 4
     assert plan["actions"]["mac1"]["stop"] and not plan["actions"]["mac2"]["stop"]
+
+
+def test_mlx_lm_server_s_options_come_from_their_variables_and_zero_caps_are_left_out():
+    """Issue 47: every option is on each rank's command line (the configuration says what it serves with); a byte cap
+    or KV bits of 0 is none, trust_remote_code a flag only when true, the template's arguments JSON."""
+    options = server_options(SETTINGS)
+    assert options == ["--max-tokens", "512", "--temp", "1.0", "--top-p", "1.0", "--top-k", "0", "--min-p", "0.0",
+                       "--chat-template-args", "{}", "--decode-concurrency", "32", "--prompt-concurrency", "8",
+                       "--prefill-step-size", "2048", "--prompt-cache-size", "10"]
+    tuned = server_options(dict(SETTINGS, temperature="0.6", kv_bits=4, prompt_cache_bytes=8 << 30,
+                                trust_remote_code=True, chat_template_args={"enable_thinking": False}))
+    assert tuned[tuned.index("--temp") + 1] == "0.6" and tuned[tuned.index("--kv-bits") + 1] == "4"
+    assert tuned[tuned.index("--prompt-cache-bytes") + 1] == str(8 << 30) and tuned[-1] == "--trust-remote-code"
+    assert json.loads(tuned[tuned.index("--chat-template-args") + 1]) == {"enable_thinking": False}

@@ -148,6 +148,15 @@ def test_a_variable_of_the_renamed_reboot_role_is_refused_with_its_new_name():
     assert problems[0]["fix"] == "Rename it to reboot_cluster_mode" and "0.2.0" in problems[0]["message"]
 
 
+def test_serve_probe_timeout_is_refused_with_its_new_name_and_what_changed():
+    """Issue 47: a hang is seconds in which nothing moves, no longer one probe's latency; an inventory that still sets
+    serve_probe_timeout is told so instead of being silently ignored."""
+    [found] = _inputs.unknown_variables(["serve_probe_timeout", "serve_stall_timeout"], SPECS, host="mac1")
+    assert (found["details"]["variable"], found["details"]["did_you_mean"]) == ("serve_probe_timeout",
+                                                                               "serve_stall_timeout")
+    assert "nothing moves" in found["message"] and found["fix"] == "Rename it to serve_stall_timeout"
+
+
 def test_unknown_names_get_the_closest_known_name_and_published_facts_pass():
     problems = _inputs.unknown_variables(
         ["macops_rdma_requried", "firewall_stat", "macops_topology", "unrelated_variable", "macops_exo_version",
