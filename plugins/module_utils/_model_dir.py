@@ -152,7 +152,22 @@ def read_model(path):
         "checkpoint_layers": sorted(layer_bytes),
         "weight_files": weight_files,
         "other_files": [name for name in names if name not in weight_files],
+        "tokenizer_code": tokenizer_code(path),
     }
+
+
+def tokenizer_code(path):
+    """The Python module a model's tokenizer is loaded from (tokenizer_config.json's auto_map AutoTokenizer, as
+    Kimi K2's tokenization_kimi.py), None when transformers' own classes load it: such a tokenizer loads only with
+    trust_remote_code, which mlx_lm.server passes as its --trust-remote-code says (false unless given)."""
+    tokenizer_config = os.path.join(path, "tokenizer_config.json")
+    if not os.path.isfile(tokenizer_config):
+        return None
+    auto_map = _read_json(tokenizer_config, "tokenizer_config.json").get("auto_map")
+    entry = auto_map.get("AutoTokenizer") if isinstance(auto_map, dict) else None
+    if isinstance(entry, list):
+        entry = next((item for item in entry if item), None)
+    return entry.split(".", 1)[0] + ".py" if isinstance(entry, str) and entry else None
 
 
 def _ranges(numbers):

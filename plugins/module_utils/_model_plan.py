@@ -234,12 +234,13 @@ def _pipeline_counts(model, nodes, runtime, version, split, context_tokens, over
 
 
 def place(model, nodes, runtime, version, mode="pipeline", split="auto", context_tokens=32768,
-          overhead_mb=2048, supports=None):
+          overhead_mb=2048, supports=None, trust_remote_code=None):
     """The placement of `model` (read_model()) over `nodes` (rank order: the hostfile's) for `runtime`.
 
     nodes: [{name, memory_bytes, wired_limit_mb, wired_target_mb}]; version: the runtime's version string;
     supports: the model's capabilities under the installed runtime ({pipeline, tensor}: bool), None to
-    trust the model. Raises PlanError with catalogue problems when no placement is safe."""
+    trust the model; trust_remote_code: whether serving will run a tokenizer's own code (serve_trust_remote_code),
+    None not to check. Raises PlanError with catalogue problems when no placement is safe."""
     arch = model["arch"]
     layers = arch["layers"]
     overhead = int(overhead_mb) * MIB
@@ -249,6 +250,12 @@ def place(model, nodes, runtime, version, mode="pipeline", split="auto", context
             "shard_runtime_unsupported", "%s %s cannot run %s (model_type %s) in %s mode." % (
                 runtime, version, model["path"], arch["model_type"], mode),
             details={"model_type": arch["model_type"], "mode": mode})])
+    if runtime == "mlx-lm" and trust_remote_code is False and model.get("tokenizer_code"):
+        raise PlanError.of_problems([problem(
+            "shard_remote_code_untrusted", "%s's tokenizer is its own Python code (%s, tokenizer_config.json's "
+            "auto_map), which mlx_lm.server loads only with --trust-remote-code: served as the settings are, every "
+            "rank would fail to start." % (model["path"], model["tokenizer_code"]),
+            details={"tokenizer_code": model["tokenizer_code"]})])
     wanted = version_tuple(version)
     plan = {"runtime": runtime, "version": version, "mode": mode, "context_tokens": context_tokens,
             "nodes": [node["name"] for node in nodes], "layers": layers}

@@ -64,12 +64,12 @@ SERVE_CODES = {
         "miss.",
         "The supervisor restarts every rank once nothing has moved for serve_stall_timeout (no generation step, no "
         "byte of any answer); if it persists, run serve-model.yml with serve_state=restarted and read each rank's "
-        "run/rank.log; on JACCL, reboot (reboot-cluster.yml)."),
+        "serve_log_dir/rank.log; on JACCL, reboot (reboot-cluster.yml)."),
     "serve_not_ready": registry_entry(
         ERROR, "serve",
         "The endpoint gave no one-token completion within serve_ready_timeout, or the supervisor stopped every rank "
         "after serve_restart_limit failed generations in a row (its status says the last failure).",
-        "Read the supervisor's log on rank 0 (serve_log_dir/serve.log) and each rank's log (serve_dir/run/rank.log); "
+        "Read the supervisor's log on rank 0 (serve_log_dir/serve.log) and each rank's log (serve_log_dir/rank.log); "
         "after fixing the cause, run serve-model.yml with serve_state=restarted (on JACCL, reboot first: each "
         "failed start leaks an RDMA protection domain)."),
 }

@@ -87,10 +87,19 @@ SHARD_CODES = {
         "cable up, or the source outside the cabling).",
         "Run site.yml (or doctor.yml) to bring the Thunderbolt network up on every node, then run "
         "deploy-model.yml again."),
+    "shard_remote_code_untrusted": registry_entry(
+        ERROR, "model_shard",
+        "The model's tokenizer is its own Python code (tokenizer_config.json's auto_map, as Kimi K2's), which "
+        "mlx_lm.server loads only with --trust-remote-code; serve_trust_remote_code is false, so every rank would "
+        "fail to start.",
+        "If you trust the model's source, set serve_trust_remote_code: true in the inventory (deploy-model.yml and "
+        "serve-model.yml both read it; the code runs on every node as the serving user), then run deploy-model.yml "
+        "again."),
     "shard_runtime_unsupported": registry_entry(
         ERROR, "model_shard",
         "The installed runtime cannot run this model in the mode asked (mlx-lm pipelines only the model types "
-        "with its PipelineMixin; llama has tensor parallel only).",
+        "whose model class splits its layers by its PipelineMixin's pipeline(), the rule the plan follows; a "
+        "class with a pipeline() of its own, as kimi_k3's, splits by another; llama has tensor parallel only).",
         "Choose the other mode or runtime (exo pipelines any model), or upgrade mlx-lm; then run deploy-model.yml "
         "again."),
 }

@@ -106,6 +106,13 @@ options:
     description: Place on the fewest nodes that fit (those with the largest wired limits), not on every node.
     type: bool
     default: false
+  trust_remote_code:
+    description:
+      - Whether serving will run a tokenizer's own Python code (serve_trust_remote_code). False refuses, for
+        runtime mlx-lm, a model whose tokenizer_config.json maps its tokenizer to its own code
+        (C(shard_remote_code_untrusted)); omitted, it is not checked.
+    type: bool
+    version_added: 0.2.0
   supports:
     description:
       - What the installed runtime can do with this model type, as C({pipeline, tensor}) booleans (mlx-lm
@@ -357,6 +364,7 @@ ARGUMENT_SPEC = dict(
     overhead_mb=dict(type="int", default=2048),
     smallest_fit=dict(type="bool", default=False),
     supports=dict(type="dict", default={}),
+    trust_remote_code=dict(type="bool"),
     checksums=dict(type="bool", default=True),
     checksum_cache=dict(type="path", default="~/.cache/macops/model-sha256.json"),
     dest=dict(type="path"),
@@ -411,7 +419,8 @@ def run_plan(params, check_mode):
     nodes = capacities(params["nodes"], params["node_facts"])
     model = read_model(params["path"])
     settings = dict(mode=params["mode"], split=params["split"], context_tokens=params["context_tokens"],
-                    overhead_mb=params["overhead_mb"], supports=params["supports"])
+                    overhead_mb=params["overhead_mb"], supports=params["supports"],
+                    trust_remote_code=params["trust_remote_code"])
     planner = smallest_fit if params["smallest_fit"] else place
     plan = planner(model, nodes, params["runtime"], params["runtime_version"], **settings)
     hashed = []

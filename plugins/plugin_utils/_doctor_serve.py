@@ -3,7 +3,8 @@
 # PRIVATE to the collection: doctor.yml's checks of serve-model.yml's model (_doctor_checks.node_findings).
 """Where serve-model.yml serves (the node holds the serve role's serve.json): its job must be loaded and its
 supervisor not given up (status.json), and on rank 0 the endpoint must answer a real one-token completion
-(mlx-lm's /health answers while a rank hangs). ``settings['serve']``: ``config``, ``status`` (the files' paths
+(mlx-lm's /health answers while a rank hangs); a completion that times out while the leader's status says requests are
+in flight and moving is a busy server, not a hung one. ``settings['serve']``: ``config``, ``status`` (the files' paths
 on the node), ``label`` (the LaunchDaemon's) and ``answer`` (the endpoint's answer to doctor.yml's completion,
 as ansible.builtin.uri returned it; None when nothing is served), ``timeout``."""
 
@@ -41,13 +42,23 @@ def _job(host, node, serve, config, status):
     return True, detail, None
 
 
-def _endpoint(host, serve, config):
+def _busy(supervisor):
+    """The leader's status says its model is working through requests (some in flight, something moving): a
+    completion that waited in mlx-lm's queue past doctor.yml's timeout is no hang."""
+    return supervisor.get("state") == "ready" and (supervisor.get("in_flight") or 0) > 0 and \
+        supervisor.get("quiet_since") is None
+
+
+def _endpoint(host, serve, config, supervisor):
     answer = serve.get("answer") or {}
     url = config["endpoint"]["url"]
     status = answer.get("status")
     if status == 200:
         return True, "%s answered a one-token completion through %s" % (config.get("model"), url), None
     state = (answer.get("json") or {}).get("state") if isinstance(answer.get("json"), dict) else None
+    if status == -1 and "timed out" in str(answer.get("msg") or "") and _busy(supervisor):
+        return True, "%s is busy: %d request(s) in flight and moving, so doctor.yml's completion waited in its queue " \
+            "past %s s" % (config.get("model"), supervisor["in_flight"], serve.get("timeout")), None
     if status == -1 and "timed out" in str(answer.get("msg") or ""):
         return False, "no completion within %s s through %s" % (serve.get("timeout"), url), problem(
             "serve_hung", "%s took the request at %s but gave no one-token completion within %s s: a rank is hung "
@@ -75,5 +86,5 @@ def serving(host, node, settings, verdict):
     status = _read(node, serve.get("status")) or {}
     results = [verdict("serving", *_job(host, node, serve, config, status))]
     if config.get("rank") == 0 and config.get("endpoint") and serve.get("answer") is not None:
-        results.append(verdict("serve_endpoint", *_endpoint(host, serve, config)))
+        results.append(verdict("serve_endpoint", *_endpoint(host, serve, config, status)))
     return results

@@ -172,7 +172,12 @@ def serve(params, context):
                                        ("serve_prompt_concurrency", 1, "prompts"),
                                        ("serve_prefill_step_size", 16, "tokens"),
                                        ("serve_prompt_cache_size", 0, "KV caches"),
-                                       ("serve_prompt_cache_bytes", 0, "bytes, 0 is no cap")])
+                                       ("serve_prompt_cache_bytes", 0, "bytes, 0 is no cap"),
+                                       ("serve_log_max_kb", 1, "KB"), ("serve_log_keep", 1, "rotated logs")])
+    if params.has("serve_log_dir") and re.search(r"\s", params["serve_log_dir"]):
+        found.append(bad(context, "serve_log_dir", params["serve_log_dir"], "it must have no whitespace: newsyslog's "
+                         "configuration, which rotates the logs, separates its fields by whitespace",
+                         "Set serve_log_dir to a path without spaces, such as /Library/Logs/macops/serve."))
     for name in ("serve_top_p", "serve_min_p"):
         if params.has(name) and not 0 <= params[name] <= 1:
             found.append(bad(context, name, params[name], "it must be a probability from 0 to 1",
@@ -194,7 +199,8 @@ def serve(params, context):
         found.append(bad(context, ports[-1], params[ports[-1]], "serve_port, serve_control_port, "
                          "serve_internal_port and serve_mlx_port must differ", "Give each of them its own port."))
     return found + ipv4_networks(params, context, "serve_allowed_networks") + \
-        launchd_label(params, context, "serve_launchd_label", "org.macops.serve") + absolute_path(params, context, "serve_dir")
+        launchd_label(params, context, "serve_launchd_label", "org.macops.serve") + absolute_path(params, context, "serve_dir") + \
+        absolute_path(params, context, "serve_log_dir")
 
 
 def macos_update(params, context):

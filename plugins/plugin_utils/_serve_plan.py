@@ -279,9 +279,8 @@ def _plan(plan, facts_by_host, settings):
               "ranks": count, "hosts": order, "backend": backend, "run_dir": settings["run_dir"],
               "ready_timeout": settings["ready_timeout"], "probe_interval": settings["probe_interval"],
               "stall_timeout": settings["stall_timeout"], "restart_limit": settings["restart_limit"],
-              "heartbeat_timeout": settings["heartbeat_timeout"], "programs": programs}
-    front = {"request_idle_timeout": settings["request_idle_timeout"], "max_request_bytes": settings["max_request_bytes"],
-             "request_log": settings["request_log"]}
+              "heartbeat_timeout": settings["heartbeat_timeout"], "programs": programs, "log_dir": settings["log_dir"]}
+    front = {"request_idle_timeout": settings["request_idle_timeout"], "max_request_bytes": settings["max_request_bytes"]}
     if runtime == "exo":
         plan["configs"][leader] = dict(
             common, rank=0, model_path=records[leader]["path"], endpoint=dict(plan["endpoint"]), **front,
@@ -304,7 +303,11 @@ def _plan(plan, facts_by_host, settings):
             control_port=settings["control_port"], internal_port=settings["internal_port"],
             wait_for_addresses=list(hostfile["hosts"][rank].get("ips") or []),
             python=settings["python"], launcher=settings["launcher"], server_args=server_args,
-            launch=started_by, launch_env={"MLX_RANK": str(rank), "HF_HUB_OFFLINE": "1"},
+            launch=started_by, launch_env={"MLX_RANK": str(rank), "HF_HUB_OFFLINE": "1",
+                                           # The layers this rank must prove it holds once loaded (serve_rank.py).
+                                           "MACOPS_SERVE_LAYERS": json.dumps(
+                                               {"mode": mode, "layers": record["layers"] if mode == "pipeline"
+                                                else None}, sort_keys=True)},
             api_key_file=settings["api_key_file"] if rank == 0 else None,
             # When a deployment last changed this node's copy: a new deployment restarts every rank on its files.
             deployed_at=record.get("recorded_at"), **(front if rank == 0 else {}))

@@ -27,7 +27,16 @@ else:
     found["module"] = module.__name__
     classes = [value for value in vars(module).values()
                if inspect.isclass(value) and value.__module__ == module.__name__]
-    found["supports"]["pipeline"] = any(callable(getattr(value, "pipeline", None)) for value in classes)
+    # The plan splits layers by PipelineMixin.pipeline()'s rule (rank 0 the last layers, split counts honoured): a
+    # class with a pipeline() of its own (kimi_k3's gives the extra layers to the high ranks, takes no split) would
+    # load other layers than planned, so it counts as not pipelined.
+    try:
+        from mlx_lm.models.pipeline import PipelineMixin
+        mixin_rule = getattr(PipelineMixin, "pipeline", None)
+    except ImportError:
+        mixin_rule = None
+    found["supports"]["pipeline"] = any(callable(getattr(value, "pipeline", None)) and (
+        mixin_rule is None or getattr(value, "pipeline") is mixin_rule) for value in classes)
     model = getattr(module, "Model", None)
     found["supports"]["tensor"] = model is not None and callable(getattr(model, "shard", None))
 print(json.dumps(found))

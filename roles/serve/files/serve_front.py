@@ -33,6 +33,8 @@ import socket
 import threading
 import time
 
+import serve_logs  # beside this file: the logs newsyslog rotates
+
 COMPLETION_PATHS = ("/v1/completions", "/v1/chat/completions", "/chat/completions")
 DEFAULT_MODEL = "default_model"  # what mlx_lm.server takes for the model it was started with
 DONE = b"data: [DONE]"
@@ -144,26 +146,15 @@ class Traffic(object):
 
 
 class RequestLog(object):
-    """One JSON line per request in ``path`` (time, path, status, stream, tokens, seconds, error code): never the
-    prompt, the answer or the key. Opened again when the file was rotated away (newsyslog)."""
+    """One JSON line per request in requests.log (time, path, status, stream, tokens, seconds, error code): never the
+    prompt, the answer or the key. None: no log."""
 
     def __init__(self, path):
-        self.path, self.lock, self.handle = path, threading.Lock(), None
+        self.file = serve_logs.LogFile(path) if path else None
 
     def write(self, entry):
-        if not self.path:
-            return
-        line = json.dumps(entry, sort_keys=True) + "\n"
-        with self.lock:
-            try:
-                if self.handle is None or not os.path.exists(self.path):
-                    if self.handle is not None:
-                        self.handle.close()
-                    self.handle = open(self.path, "a")
-                self.handle.write(line)
-                self.handle.flush()
-            except OSError:
-                self.handle = None
+        if self.file is not None:
+            self.file.write(json.dumps(entry, sort_keys=True) + "\n")
 
 
 def pinned_model(body, served, upstream_model=DEFAULT_MODEL):
@@ -467,7 +458,7 @@ def _serve(address, handler, supervisor, config):
     server.api_key = ApiKey(config.get("api_key_file"))
     server.limits = {"max_request_bytes": config.get("max_request_bytes") or 0,
                      "request_idle_timeout": config.get("request_idle_timeout") or 600}
-    server.request_log = RequestLog(config.get("request_log"))
+    server.request_log = RequestLog(os.path.join(config["log_dir"], "requests.log") if config.get("log_dir") else None)
     server.serve_forever(poll_interval=0.5)
 
 

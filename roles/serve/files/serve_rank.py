@@ -19,11 +19,19 @@ through ``mx.eval`` or ``mx.async_eval``) and every poll of the request queue (d
 rank), at most every MARK_EVERY_SECONDS. A follower that is stopped or a collective that deadlocks stops the marks;
 a long queue or one slow request does not.
 
+Each rank proves its layers before it serves: after mlx-lm's load, the layers its model holds
+(``start_idx``..``end_idx``, by the model family's own pipeline() rule) must be the ones the deployment recorded
+for this rank (MACOPS_SERVE_LAYERS, [first, end)), and every file of the checkpoint's index that holds one of them,
+or a tensor every rank keeps, must be in the rank's copy: mlx-lm loads with strict=False, so a layer whose file is
+missing would serve its random initial weights without an error. Otherwise the rank prints a LayerCheckError
+naming the layers and exits 3 (the supervisor reports it; the model is not served with wrong weights).
+
 The supervisor (serve_supervisor.py) runs it with MLX_RANK and the backend's files (MLX_HOSTFILE, or
 MLX_IBV_DEVICES and MLX_JACCL_COORDINATOR), as mlx.launch would.
 """
 import json
 import os
+import re
 import sys
 import time
 
@@ -106,6 +114,59 @@ def rest_when_idle(server):
     return True
 
 
+def layer_problems(model_dir, held, recorded, every_layer):
+    """What is wrong with the layers a rank holds: `held` [start, end) as its model says after the load, `recorded`
+    [start, end) the deployment's (None: not checked), `every_layer` true for tensor parallel (each rank holds a
+    slice of every layer). [] when it may serve."""
+    problems = []
+    if recorded is not None and list(held) != list(recorded):
+        problems.append("it holds layers %d-%d, the deployment recorded %d-%d for it (the model family splits its "
+                        "layers by another rule than the plan's)" % (held[0], held[1] - 1, recorded[0], recorded[1] - 1))
+    try:
+        with open(os.path.join(model_dir, "model.safetensors.index.json")) as handle:
+            weight_map = json.load(handle)["weight_map"]
+    except (OSError, ValueError, KeyError):
+        weight_map = None  # one file: mlx-lm reads it whole, and a missing one fails the load
+    if weight_map:
+        needed = {}
+        for name, filename in weight_map.items():
+            match = re.search(r"(?:^|\.)layers\.(\d+)\.", name)
+            layer = int(match.group(1)) if match else None
+            if layer is None or every_layer or held[0] <= layer < held[1]:
+                needed.setdefault(filename, set()).add(layer)
+        for filename, layers in sorted(needed.items()):
+            if not os.path.isfile(os.path.join(model_dir, filename)):
+                problems.append("its copy has no %s (%s)" % (filename, "layers %s" % ", ".join(
+                    str(layer) for layer in sorted(x for x in layers if x is not None)) if any(
+                    x is not None for x in layers) else "tensors every rank keeps"))
+    return problems
+
+
+def prove_layers(server, model_dir, recorded, every_layer):
+    """Check every rank's layers right after mlx-lm's distributed load (see layer_problems); exit 3 otherwise."""
+    load = getattr(server, "sharded_load", None)
+    if load is None:
+        return False
+
+    def checked_load(*args, **kwargs):
+        loaded = load(*args, **kwargs)
+        inner = getattr(loaded[0], "model", None)
+        layers = getattr(inner, "layers", None) or []
+        start = getattr(inner, "start_idx", 0) or 0
+        end = getattr(inner, "end_idx", None)
+        held = [start, end if end is not None else len(layers)]
+        problems = layer_problems(model_dir, held, recorded, every_layer)
+        if problems:
+            sys.stderr.write("LayerCheckError: rank %s will not serve: %s\n" % (
+                os.environ.get("MLX_RANK") or 0, "; ".join(problems)))
+            sys.stderr.flush()
+            os._exit(3)
+        return loaded
+
+    server.sharded_load = checked_load
+    return True
+
+
 def main():
     split = json.loads(os.environ.get("MACOPS_SERVE_SPLIT") or "null")
     if split:
@@ -116,9 +177,18 @@ def main():
         sys.stderr.write("serve_rank: this mlx-lm has no ResponseGenerator._next_request; idle ranks poll as is\n")
     if os.environ.get("MACOPS_SERVE_PROGRESS"):
         mark_progress(os.environ["MACOPS_SERVE_PROGRESS"], server)
+    layers = json.loads(os.environ.get("MACOPS_SERVE_LAYERS") or "null")
+    if layers is not None and not prove_layers(server, argument(sys.argv, "--model"), layers.get("layers"),
+                                                layers.get("mode") == "tensor"):
+        sys.stderr.write("serve_rank: this mlx-lm's server has no sharded_load; the layers are not proven\n")
 
     sys.argv = ["mlx_lm.server"] + sys.argv[1:]
     server.main()
+
+
+def argument(argv, option):
+    """The value after `option` in `argv` (None: absent)."""
+    return argv[argv.index(option) + 1] if option in argv[:-1] else None
 
 
 if __name__ == "__main__":

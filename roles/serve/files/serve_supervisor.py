@@ -45,6 +45,7 @@ import threading
 import time
 
 import serve_front  # beside this file (the script's directory is first on sys.path); the leader's HTTP side
+import serve_logs  # beside this file: the logs newsyslog rotates
 STOP_GRACE_SECONDS = 10.0
 # A generation ready this long before it fails starts a new row of failures (the cap counts failures in a row).
 STABLE_SECONDS = 300.0
@@ -58,8 +59,20 @@ STATUS_EVERY_SECONDS = 5.0
 
 
 def log(message):
-    sys.stdout.write("%s serve: %s\n" % (time.strftime("%Y-%m-%dT%H:%M:%S"), message))
-    sys.stdout.flush()
+    """A line of this supervisor's log: serve.log in the log directory once main() named it, else stdout."""
+    if log.file is not None:
+        log.file.write(serve_logs.stamped(message))
+    else:
+        sys.stdout.write(serve_logs.stamped(message))
+        sys.stdout.flush()
+
+
+log.file = None
+
+
+def log_dir(config):
+    """serve_log_dir on the node (the run directory where a configuration names none)."""
+    return config.get("log_dir") or config["run_dir"]
 
 
 def write_json(path, document):
@@ -80,6 +93,39 @@ def addresses_up(addresses):
         finally:
             probe.close()
     return True
+
+
+# RDMA port states as ibv_devinfo prints them (Apple TN3205): "state: PORT_ACTIVE (4)"; JACCL also needs an
+# IPv4-mapped GID ("::ffff:a.b.c.d", the port's interface carrying an IPv4 address: mlx rdma.cpp).
+PORT_STATE = re.compile(r"^\s*state:\s*(\S+)", re.M)
+IPV4_GID = re.compile(r"GID\[\s*\d+\]:\s*::ffff:\d", re.I)
+
+
+def start_blockers(config):
+    """Why this node's rank cannot start now ([] when it can), checked before every start, so a start that would
+    fail (and on JACCL leak an RDMA protection domain) is not made: the addresses its backend binds (ring: its
+    Thunderbolt addresses; JACCL: its management address) and, for JACCL, each of its RDMA devices active with an
+    IPv4-mapped GID. The leader's control port answering is the coordinator's host reachable (the heartbeat)."""
+    blockers = []
+    missing = [address for address in config["wait_for_addresses"] if not addresses_up([address])]
+    if missing:
+        blockers.append("address %s is not up" % ", ".join(missing))
+    if config.get("backend") in ("jaccl", "jaccl-ring"):
+        devices = [device for device in (config["launch"]["rdma"][config["rank"]] or []) if device]
+        for device in devices:
+            try:
+                shown = subprocess.run(["ibv_devinfo", "-v", "-d", device],
+                                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=10,
+                                       universal_newlines=True).stdout
+            except (OSError, subprocess.SubprocessError) as exc:
+                blockers.append("%s cannot be read: %s" % (device, exc))
+                continue
+            state = PORT_STATE.search(shown)
+            if not state or state.group(1) != "PORT_ACTIVE":
+                blockers.append("RDMA device %s is %s" % (device, state.group(1) if state else "not listed"))
+            elif not IPV4_GID.search(shown):
+                blockers.append("RDMA device %s has no IPv4 address (JACCL needs an IPv4-mapped GID)" % device)
+    return blockers
 
 
 def launch_files(config, generation):
@@ -103,6 +149,8 @@ class Rank(object):
         self.proc = None
         self.generation = self.boot = None
         self.exit_code = None
+        self.output = serve_logs.LogFile(os.path.join(log_dir(config), "rank.log"))
+        self.errors, self.pump = [], None
         self.exited_at = None
 
     def start(self, generation, boot=None):
@@ -120,13 +168,15 @@ class Rank(object):
             environment[variable] = path
         if self.progress_path() and os.path.exists(self.progress_path()):
             os.remove(self.progress_path())  # the last generation's steps prove nothing of this one
-        log_path = os.path.join(run_dir, "rank.log")
-        if os.path.exists(log_path):
-            os.replace(log_path, log_path + ".1")  # the failed generation's log stays readable
-        with open(log_path, "ab") as output:
-            self.proc = subprocess.Popen([self.config["python"], self.config["launcher"]] + self.config["server_args"],
-                                         env=environment, stdin=subprocess.DEVNULL, stdout=output,
-                                         stderr=subprocess.STDOUT, cwd=run_dir)
+        self.output.write(serve_logs.stamped("generation %d of run %s: rank %d starts" % (
+            generation, boot, self.config["rank"])))
+        self.proc = subprocess.Popen([self.config["python"], self.config["launcher"]] + self.config["server_args"],
+                                     env=environment, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, cwd=run_dir)
+        errors = self.errors = []  # this generation's Python error lines, as they come
+        self.pump = threading.Thread(target=serve_logs.pump, args=(self.proc.stdout, self.output, lambda line: (
+            errors.append(line.strip()[:300]) if ERROR_LINE.match(line) else None)), daemon=True)
+        self.pump.start()
         self.generation, self.boot, self.exit_code, self.exited_at = generation, boot, None, None
         threading.Thread(target=self._note_exit, args=(self.proc,), daemon=True).start()
         log("generation %d: rank %d started, pid %d" % (generation, self.config["rank"], self.proc.pid))
@@ -173,15 +223,11 @@ class Rank(object):
         self.alive()
 
     def last_error(self):
-        """The last Python error line of this generation's log ('RuntimeError: [load_safetensors] ...'), or None."""
-        try:
-            with open(os.path.join(self.config["run_dir"], "rank.log"), "rb") as handle:
-                handle.seek(max(0, os.path.getsize(handle.name) - 65536))
-                lines = handle.read().decode("utf-8", "replace").splitlines()
-        except OSError:
-            return None
-        errors = [line.strip() for line in lines if ERROR_LINE.match(line)]
-        return errors[-1][:300] if errors else None
+        """The last Python error line this generation's rank printed ('RuntimeError: [load_safetensors] ...'), or
+        None; once it exited, after the rest of its output was read."""
+        if self.pump is not None and self.exit_code is not None:
+            self.pump.join(2.0)
+        return self.errors[-1] if self.errors else None
 
     @property
     def pid(self):
@@ -353,7 +399,8 @@ class Leader(Supervisor):
         self.publish("stopped", "the supervisor was stopped")
 
     def prepare(self, ended):
-        """Wait until a generation can start: every follower's supervisor heard from since the last one `ended`."""
+        """Wait until a generation can start: every follower's supervisor heard from since the last one `ended`, and
+        no rank, this one included, with a reason it cannot start (start_blockers)."""
         return self.wait_for_followers(ended)
 
     def begin(self):
@@ -463,14 +510,25 @@ class Leader(Supervisor):
                 missing.append(self.config["hosts"][rank])
         return missing
 
+    def blocked_ranks(self):
+        """["host: why", ...] of the ranks that say they cannot start now, this one's own checked here."""
+        blocked = ["%s: %s" % (self.config["hosts"][0], why) for why in start_blockers(self.config)]
+        with self.lock:
+            for rank, info in sorted(self.followers.items()):
+                blocked.extend("%s: %s" % (info.get("host"), why) for why in info.get("blockers") or [])
+        return blocked
+
     def wait_for_followers(self, since=0.0):
         """Every rank's supervisor heard from lately and since `since` (a node still booting, or whose job was
-        stopped, is waited for, not counted as a failed start); False when the supervisor stops meanwhile."""
+        stopped, is waited for, not counted as a failed start), and every rank able to start (its addresses up,
+        its RDMA devices active): False when the supervisor stops meanwhile."""
         while not self.stopping.is_set():
             missing = self.missing_followers(time.time(), since)
-            if not missing:
+            blocked = [] if missing else self.blocked_ranks()
+            if not missing and not blocked:
                 return True
-            self.publish("waiting_ranks", "waiting for the supervisors of %s" % ", ".join(missing))
+            self.publish("waiting_ranks", "waiting for the supervisors of %s" % ", ".join(missing) if missing else
+                         "waiting until every rank can start: %s" % "; ".join(blocked))
             self.stopping.wait(1.0)
         return False
 
@@ -529,7 +587,8 @@ class Leader(Supervisor):
             self.followers[rank] = {"host": message.get("host"), "generation": message.get("generation"),
                                     "boot": message.get("boot"), "rank_state": message.get("rank_state"),
                                     "exit_code": message.get("exit_code"), "exited_at": message.get("exited_at"),
-                                    "error": message.get("error"), "seen": time.time()}
+                                    "error": message.get("error"), "blockers": message.get("blockers") or [],
+                                    "seen": time.time()}
             run = self.state in ("starting", "ready")
             return {"generation": self.generation if run else None, "boot": self.boot, "state": self.state}
 
@@ -548,7 +607,9 @@ class Follower(Supervisor):
                     "rank": self.config["rank"], "host": self.config["hosts"][self.config["rank"]],
                     "generation": self.rank.generation, "boot": self.rank.boot, "rank_state": rank_state,
                     "exit_code": self.rank.exit_code, "exited_at": self.rank.exited_at,
-                    "error": self.rank.last_error() if rank_state == "exited" else None}, timeout=5)
+                    "error": self.rank.last_error() if rank_state == "exited" else None,
+                    # Checked only while no rank runs: what would keep the next start from working.
+                    "blockers": [] if alive else start_blockers(self.config)}, timeout=5)
             except (OSError, http.client.HTTPException) as exc:
                 status, answer = None, {"error": str(exc)}
             if status != 200 or not isinstance(answer, dict):
@@ -579,6 +640,8 @@ class Follower(Supervisor):
 def main(argv):
     with open(argv[1]) as handle:
         config = json.load(handle)
+    if config.get("log_dir"):  # the same file as launchd's StandardOutPath, opened again when newsyslog rotates it
+        log.file = serve_logs.LogFile(os.path.join(config["log_dir"], "serve.log"), standard_streams=True)
     if config.get("runtime") == "exo":
         import serve_exo  # beside this file: rank 0's node places the instance through exo's API
         supervisor = serve_exo.ExoLeader(config)

@@ -40,6 +40,7 @@ DEST = "/Users/admin/models/" + NAME
 MODEL = ["--layers", "8", "--hidden", "128", "--intermediate", "256", "--heads", "4", "--kv-heads", "2", "--shards", "8"]
 ENDPOINT = "http://%s:8080" % layout.mgmt_ip(1)  # rank 0's management address (mac1), the default port
 RUN_DIR = "/Library/Application Support/macops/serve/run"
+LOGS = "/Library/Logs/macops/serve"  # serve_log_dir
 # Only the controller may reach the endpoint. The supervisor probes rarely, so that doctor.yml sees a hung rank before the supervisor heals it (the SIGSTOP
 # case below probes every 5 s); a low cap, so that a failing rank stops soon. With an API key, as a cluster
 # open to a LAN runs: tests/e2e/lab/test_98_secrets.py finds it in no log.
@@ -169,9 +170,24 @@ def test_the_openai_sdk_lists_completes_streams_with_usage_and_serves_concurrent
     with pytest.raises(openai.AuthenticationError):
         chat(client("sk-not-the-key"), max_tokens=1)
     # Every request is a line of rank 0's request log, without the prompt or the key.
-    with open(on_host("mac1", "/Library/Logs/macops/serve/requests.log")) as handle:
+    with open(on_host("mac1", LOGS + "/requests.log")) as handle:
         logged = handle.read()
     assert logged.count('"status": 200') >= 6 and "Hello" not in logged and API_KEY not in logged
+    with open(on_host("mac1", LOGS + "/rank.log")) as handle:  # mlx-lm's own log, but for the /health polls
+        assert "POST /v1/chat/completions" in handle.read()
+
+
+def test_newsyslog_rotates_the_job_s_logs_and_each_writer_moves_to_its_new_file(served):
+    """Issue 47: macOS's newsyslog rotates serve_log_dir by the serve role's entry; the supervisor and the front
+    open their files again, so nothing keeps growing a rotated copy."""
+    assert "requests.log <5JN>: trimming log" in sudo("mac1", "/usr/sbin/newsyslog -v -F").stdout
+    for name in ("requests.log", "rank.log"):
+        assert os.path.exists(on_host("mac1", "%s/%s.0.bz2" % (LOGS, name))), name
+    assert answers()
+    with open(on_host("mac1", LOGS + "/requests.log")) as handle:
+        assert [json.loads(line)["status"] for line in handle] == [200]
+    with open(on_host("mac1", LOGS + "/rank.log")) as handle:
+        assert "POST /v1/chat/completions" in handle.read()
 
 
 def test_a_request_naming_another_model_is_refused_and_the_served_one_stays_loaded(served):
@@ -506,6 +522,12 @@ def exo_state(host="mac1"):
     return json.loads(ssh(host, "curl -s -m 5 http://127.0.0.1:52415/state").stdout)
 
 
+def reaches_exo_api_from_controller(host):
+    """Whether the controller (on the management network) reaches exo's API on `host`'s management address."""
+    return subprocess.run(["curl", "-s", "-o", "/dev/null", "-m", "3", "http://%s:52415/state" % layout.mgmt_ip(
+        HOSTS.index(host) + 1)], stdout=subprocess.PIPE, stderr=subprocess.PIPE).returncode == 0
+
+
 def exo_runners(state):
     """[(model id, [runner states])] of every instance exo lists."""
     found = []
@@ -539,6 +561,7 @@ def exo_deployed(served, site):
 
 def test_check_mode_says_what_switching_to_the_exo_model_stops_and_starts_and_changes_nothing(served, exo_deployed):
     before, pids = get("/macops/v1/status"), rank_pids()
+    assert all(reaches_exo_api_from_controller(host) for host in HOSTS)  # the firewall role's management networks
     proc = exo_deployed("--check", "--diff")
     said = proc.stdout
     assert "Stop the serving job on mac1; then place the exo instance of %s through exo's API (MlxRing" % EXO_NAME \
@@ -569,6 +592,10 @@ def test_switching_to_the_exo_model_stops_every_rank_before_exo_places_it_and_an
                                                  "max_tokens": 6})
     assert status == 200 and body["model"] == EXO_NAME and "exo stand-in" in body["choices"][0]["message"]["content"]
     assert post("/v1/chat/completions", {"model": NAME, "messages": []})[0] == 404  # the old model is not served
+    # One door (issue 47): exo's API, which has no key, is closed to the management network on every node while it
+    # serves the model; loopback (the supervisor, exo's own checks) and the endpoint with its key still work.
+    assert not any(reaches_exo_api_from_controller(host) for host in HOSTS)
+    assert exo_state("mac3")["instances"]
     second = exo_deployed()
     assert all(counts["changed"] == 0 for counts in recap(second.stdout).values()), second.stdout[-3000:]
 
@@ -583,25 +610,32 @@ def test_after_exo_restarts_the_instance_is_placed_again_and_switching_back_free
     # no longer lists it before it exits: test_serve_exo.py; launchd's bootout waits for the supervisor).
     served()
     assert exo_state()["instances"] == {} and answers()
+    assert all(reaches_exo_api_from_controller(host) for host in HOSTS)  # exo serves nothing: its door opens again
     assert get("/macops/v1/status")["model"] == NAME and all(rank_pids().values())
 
 
 def test_a_rank_that_keeps_failing_stops_after_the_cap_and_the_run_says_so(served):
+    # mac4's copy loses the file of its first layer: mlx-lm (strict=False) would serve that layer's random weights;
+    # the rank proves its layers after the load and refuses, every start.
     weights = on_host("mac4", DEST + "/model-00001-of-00008.safetensors")
-    with open(weights, "r+b") as handle:  # same size, a header MLX refuses: every load on mac4 fails
-        handle.write(b"\xff" * 16)
+    os.rename(weights, weights + ".away")
     ssh("mac4", "kill -KILL %d" % node_status("mac4")["rank_pid"])
     leader = wait_until(lambda: (lambda s: s if s["state"] == "failed" else None)(get("/macops/v1/status")), 120,
                         interval=0.5, message="the leader to give up")
     assert leader["consecutive_failures"] == SETTINGS["serve_restart_limit"]
     assert "restarted" in leader["detail"] and leader["last_failure"]["host"] in ("mac4",), leader
-    assert "Invalid json header" in leader["last_failure"]["message"]  # the failing rank's own error
+    message = leader["last_failure"]["message"]  # the failing rank's own error, naming what it lacks
+    assert "LayerCheckError" in message and "model-00001-of-00008.safetensors (layers 0)" in message, message
     # Every rank stops (the others at their next heartbeat), and the endpoint says why instead of answering.
     wait_until(lambda: all(node_status(host)["rank_pid"] is None for host in HOSTS[1:]), 30, interval=0.5,
                message="every rank stopped")
     status, body = post("/v1/completions", {"prompt": "Hi", "max_tokens": 1})
     assert status == 503 and body["state"] == "failed"
-    # serve-model.yml says so too (serve_not_ready, the leader's last failure) and fails.
+    # With the file back but holding a header MLX refuses, every load on mac4 fails again: serve-model.yml says so
+    # too (serve_not_ready, the leader's last failure) and fails.
+    os.rename(weights + ".away", weights)
+    with open(weights, "r+b") as handle:
+        handle.write(b"\xff" * 16)
     failed = served("-e", "serve_state=restarted", check=False)
     assert failed.returncode != 0 and "serve_not_ready" in failed.stdout, failed.stdout[-3000:]
 

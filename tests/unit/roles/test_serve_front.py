@@ -126,7 +126,7 @@ def served(tmp_path, leader_factory):
               "launch_env": {"MLX_RANK": "0", "BEHAVIOUR": str(behaviour)}, "run_dir": str(tmp_path),
               "api_key_file": str(tmp_path / "api-key"), "ready_timeout": 60, "probe_interval": 600,
               "stall_timeout": STALL, "restart_limit": 3, "heartbeat_timeout": 5, "request_idle_timeout": 60,
-              "max_request_bytes": 4096, "request_log": str(tmp_path / "requests.log")}
+              "max_request_bytes": 4096, "log_dir": str(tmp_path)}
     leader = leader_factory(config)
     leader.behave = lambda **kwargs: behaviour.write_text(json.dumps(kwargs))
     leader.client = openai.OpenAI(base_url="http://127.0.0.1:%d/v1" % endpoint, api_key=KEY, max_retries=0,
@@ -288,3 +288,53 @@ def test_stream_error_events_and_upstream_errors_are_shaped_for_openai_clients()
     assert status == 500 and body["error"]["type"] == "server_error"
     shaped = {"error": {"message": "exo says no", "type": "x", "code": None}}
     assert serve_front.upstream_error(404, json.dumps(shaped).encode()) == (404, shaped)
+
+
+FAKE_IBV_DEVINFO = """#!/bin/sh
+# ibv_devinfo -v -d DEVICE as Apple TN3205 prints it; the port's state and GID from files named by the device.
+state=$(cat "$FAKE_RDMA/$3.state" 2>/dev/null) || { echo "Failed to get IB devices list"; exit 1; }
+printf 'hca_id:\\t%s\\n\\ttransport:\\t\\t\\tThunderbolt (100)\\n\\t\\tport:\\t1\\n\\t\\t\\tstate:\\t\\t\\t%s\\n' "$3" "$state"
+cat "$FAKE_RDMA/$3.gids" 2>/dev/null
+"""
+
+
+def test_a_jaccl_rank_starts_only_with_its_rdma_devices_active_and_addressed(tmp_path, monkeypatch):
+    """Issue 47: every failed JACCL start may leak an RDMA protection domain only a reboot frees, so a rank waits
+    (not counted as a failure) until its devices are PORT_ACTIVE with an IPv4-mapped GID, and its address is up."""
+    (tmp_path / "ibv_devinfo").write_text(FAKE_IBV_DEVINFO)
+    (tmp_path / "ibv_devinfo").chmod(0o755)
+    monkeypatch.setenv("PATH", "%s:%s" % (tmp_path, os.environ["PATH"]))
+    monkeypatch.setenv("FAKE_RDMA", str(tmp_path))
+    config = {"backend": "jaccl", "rank": 1, "wait_for_addresses": ["127.0.0.1"],
+              "launch": {"rdma": [[None, "rdma_en3", "rdma_en4"], ["rdma_en3", None, "rdma_en5"], [None, None, None]]}}
+    (tmp_path / "rdma_en3.state").write_text("PORT_DOWN (1)")
+    (tmp_path / "rdma_en3.gids").write_text("\t\t\tGID[  0]:\t\tfe80::345e:bff:fe41:7c02\n")
+    assert serve_supervisor.start_blockers(config) == [
+        "RDMA device rdma_en3 is PORT_DOWN", "RDMA device rdma_en5 is not listed"]
+    (tmp_path / "rdma_en3.state").write_text("PORT_ACTIVE (4)")
+    (tmp_path / "rdma_en5.state").write_text("PORT_ACTIVE (4)")
+    (tmp_path / "rdma_en5.gids").write_text("\t\t\tGID[  1]:\t\t::ffff:169.254.0.2\n")
+    assert serve_supervisor.start_blockers(config) == [
+        "RDMA device rdma_en3 has no IPv4 address (JACCL needs an IPv4-mapped GID)"]
+    (tmp_path / "rdma_en3.gids").write_text("\t\t\tGID[  1]:\t\t::ffff:169.254.0.1\n")
+    assert serve_supervisor.start_blockers(config) == []
+    assert serve_supervisor.start_blockers(dict(config, wait_for_addresses=["198.18.255.254"])) == [
+        "address 198.18.255.254 is not up"]
+    assert serve_supervisor.start_blockers(dict(config, backend="ring", rank=2)) == []
+
+
+def test_the_leader_waits_for_a_rank_that_cannot_start_without_counting_a_failure(tmp_path):
+    config = {"ranks": 2, "rank": 0, "hosts": ["mac1", "mac2"], "heartbeat_timeout": 10, "backend": "ring",
+              "wait_for_addresses": ["127.0.0.1"], "run_dir": str(tmp_path), "model": "tiny", "restart_limit": 3}
+    leader = serve_supervisor.Leader(config)
+    leader.heartbeat({"rank": 1, "host": "mac2", "generation": None, "rank_state": "none",
+                      "blockers": ["RDMA device rdma_en3 is PORT_DOWN"]})
+    assert leader.blocked_ranks() == ["mac2: RDMA device rdma_en3 is PORT_DOWN"]
+    leader.publish()
+    threading.Timer(1.5, lambda: leader.heartbeat({"rank": 1, "host": "mac2", "rank_state": "none"})).start()
+    started = time.time()
+    threading.Timer(0.5, lambda: waiting.append(leader.status()["detail"])).start()
+    waiting = []
+    assert leader.wait_for_followers()
+    assert waiting == ["waiting until every rank can start: mac2: RDMA device rdma_en3 is PORT_DOWN"]
+    assert 1 <= time.time() - started < 5 and leader.failures == 0

@@ -185,12 +185,12 @@ def test_a_streamed_line_is_answered_under_the_served_name():
         assert serve_front.rename_stream_line(other, "tiny") == other
 
 
-def test_a_follower_counts_as_there_only_when_heard_from_since_the_last_generation_ended():
+def test_a_follower_counts_as_there_only_when_heard_from_since_the_last_generation_ended(tmp_path):
     """A node whose job was booted out sent its last heartbeat just before the generation ended: the next
     generation waits for it (waiting_ranks) instead of starting without it and failing a second time."""
     import serve_supervisor
     config = {"ranks": 3, "rank": 0, "hosts": ["mac1", "mac2", "mac3"], "heartbeat_timeout": 10,
-              "wait_for_addresses": []}
+              "wait_for_addresses": [], "run_dir": str(tmp_path)}
     leader = serve_supervisor.Leader(config)
     now = time.time()
     leader.followers = {1: {"seen": now - 1}, 2: {"seen": now - 3}}

@@ -6,10 +6,11 @@ from ansible_collections.macops.cluster.plugins.plugin_utils._doctor_serve impor
 CONFIG, STATUS, LABEL = "/state/serve/serve.json", "/state/serve/run/status.json", "org.macops.serve"
 
 
-def node(rank=0, loaded=True, state="ready", config=True):
+def node(rank=0, loaded=True, state="ready", config=True, **status):
     document = {"rank": rank, "model": "tiny", "endpoint": {"host": "198.18.0.11", "port": 8080, "url": "http://198.18.0.11:8080"} if rank == 0 else None}
     return {"files": {CONFIG: {"exists": config, "json": document if config else None},
-                      STATUS: {"exists": True, "json": {"state": state, "generation": 3, "detail": "gave up: x"}}},
+                      STATUS: {"exists": True, "json": dict({"state": state, "generation": 3, "detail": "gave up: x"},
+                                                            **status)}},
             "launchd": {LABEL: loaded}}
 
 
@@ -52,3 +53,11 @@ def test_a_503_because_nothing_moves_is_a_hung_server_with_the_supervisor_s_word
     stalled = serving("mac1", node(), settings(answer), _verdict)
     assert found(stalled)[1] == ("serve_endpoint", False, "serve_hung")
     assert "nothing has moved for 47 s" in stalled[1][1]["message"] and stalled[1][1]["port"] == "8080"
+
+
+def test_a_completion_that_times_out_behind_moving_requests_is_a_busy_server_not_a_hung_one():
+    timed_out = settings({"status": -1, "msg": "Status code was -1: timed out"})
+    busy = serving("mac1", node(in_flight=3, quiet_since=None), timed_out, _verdict)
+    assert found(busy)[1] == ("serve_endpoint", True, None) and "3 request(s) in flight" in busy[1][0]["detail"]
+    still = serving("mac1", node(in_flight=3, quiet_since=1765000000.0), timed_out, _verdict)
+    assert found(still)[1] == ("serve_endpoint", False, "serve_hung")  # requests in flight, but nothing moves

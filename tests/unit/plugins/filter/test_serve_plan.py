@@ -17,7 +17,7 @@ SETTINGS = {"model_name": "", "runtime": "", "backend": "auto", "hostfile_paths"
             "addresses": dict((h, "198.18.0.%d" % (11 + i)) for i, h in enumerate(HOSTS)), "python": "/venv/python3",
             "launcher": "/serve/serve_rank.py", "run_dir": "/serve/run", "api_key_file": None, "ready_timeout": 600,
             "probe_interval": 30, "stall_timeout": 90, "heartbeat_timeout": 15, "restart_limit": 3, "max_tokens": 512,
-            "request_idle_timeout": 600, "max_request_bytes": 16777216, "request_log": "/logs/requests.log",
+            "request_idle_timeout": 600, "max_request_bytes": 16777216, "log_dir": "/logs",
             "temperature": 1.0, "top_p": 1.0, "top_k": 0, "min_p": 0.0, "chat_template_args": {},
             "decode_concurrency": 32, "prompt_concurrency": 8, "prefill_step_size": 2048, "prompt_cache_size": 10,
             "prompt_cache_bytes": 0, "kv_bits": 0, "trust_remote_code": False,
@@ -66,7 +66,8 @@ def test_the_model_deployed_last_is_served_over_the_ring_with_mlx_lm_s_even_spli
     leader, follower = plan["configs"]["mac1"], plan["configs"]["mac3"]
     assert leader["endpoint"] == plan["endpoint"] and follower["endpoint"] is None
     assert follower["leader"] == {"host": "mac1", "control": "198.18.0.11:8081"}
-    assert follower["launch_env"] == {"MLX_RANK": "2", "HF_HUB_OFFLINE": "1"}
+    assert follower["launch_env"] == {"MLX_RANK": "2", "HF_HUB_OFFLINE": "1", "MACOPS_SERVE_LAYERS": json.dumps(
+        {"layers": [2, 4], "mode": "pipeline"})}  # the layers rank 2 proves it holds once loaded
     assert follower["wait_for_addresses"] == ["198.19.0.9"]
     assert follower["server_args"][:2] == ["--model", "/Users/admin/models/tiny"] and "--pipeline" in follower["server_args"]
     assert json.loads(json.dumps(plan["configs"])) == plan["configs"]  # what the role writes as serve.json

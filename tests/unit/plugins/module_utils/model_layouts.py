@@ -54,7 +54,8 @@ def _layer_tensors(layer, size, moe):
         (prefix + "%s.%s_proj.weight" % (mlp, proj), part) for proj in ("gate", "up", "down")]
 
 
-def write_layout(dest, config, layer_sizes, embed_bytes, head_bytes=None, moe_from=None, max_file=MAX_FILE):
+def write_layout(dest, config, layer_sizes, embed_bytes, head_bytes=None, moe_from=None, max_file=MAX_FILE,
+                 tokenizer_config=None):
     """Write a header-only model directory; returns {file name: size}."""
     os.makedirs(dest, exist_ok=True)
     tensors = [("model.embed_tokens.weight", embed_bytes)]
@@ -89,7 +90,7 @@ def write_layout(dest, config, layer_sizes, embed_bytes, head_bytes=None, moe_fr
     documents = {"config.json": config,
                  "model.safetensors.index.json": {"metadata": {"total_size": sum(s for _n, s in tensors)},
                                                   "weight_map": weight_map},
-                 "tokenizer.json": {"model": {"type": "BPE"}}, "tokenizer_config.json": {}}
+                 "tokenizer.json": {"model": {"type": "BPE"}}, "tokenizer_config.json": tokenizer_config or {}}
     for name, document in documents.items():
         with open(os.path.join(dest, name), "w") as handle:
             json.dump(document, handle)
@@ -106,9 +107,14 @@ def llama_70b(dest, config=None):
     return write_layout(dest, config or LLAMA_70B, [int(0.481 * GB)] * 80, int(0.591 * GB), int(0.591 * GB))
 
 
+# Kimi K2's tokenizer is its own code (moonshotai/Kimi-K2-Instruct's tokenizer_config.json).
+KIMI_TOKENIZER = {"auto_map": {"AutoTokenizer": ["tokenization_kimi.TikTokenTokenizer", None]},
+                  "tokenizer_class": "TikTokenTokenizer"}
+
+
 def kimi_k2(dest, scale=1.0):
     return write_layout(dest, KIMI_K2, kimi_k2_layers(scale), int(0.661 * GB * scale), int(0.661 * GB * scale),
-                        moe_from=1)
+                        moe_from=1, tokenizer_config=KIMI_TOKENIZER)
 
 
 def node(name, ram_gb, wired_gb=None):

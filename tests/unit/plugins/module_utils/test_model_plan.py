@@ -229,3 +229,15 @@ def test_the_tiny_lab_model_gives_each_of_four_ranks_its_own_shard_and_the_two_s
                        "mac3": [first, "model-00002-of-00004.safetensors", last], "mac4": [first, last]}
     assert all("tokenizer.json" in r["files"] and "model.safetensors.index.json" in r["files"]
                for r in result["ranks"])
+
+
+def test_a_tokenizer_of_its_own_code_is_refused_unless_serving_will_trust_it(kimi, deepseek):
+    """Issue 47: mlx_lm.server loads Kimi K2's tokenizer (tokenization_kimi.py) only with --trust-remote-code;
+    deploy-model.yml says so at plan time instead of every rank failing at every start later."""
+    assert kimi["tokenizer_code"] == "tokenization_kimi.py" and deepseek["tokenizer_code"] is None
+    with pytest.raises(PlanError) as excinfo:
+        place(kimi, layouts.STUDIOS, "mlx-lm", NEW, trust_remote_code=False)
+    assert codes(excinfo) == ["shard_remote_code_untrusted"] and "tokenization_kimi.py" in str(excinfo.value)
+    assert place(kimi, layouts.STUDIOS, "mlx-lm", NEW, trust_remote_code=True)["ranks"]
+    assert place(kimi, layouts.STUDIOS, "mlx-lm", NEW)["ranks"]  # not asked: not checked
+    assert place(deepseek, layouts.STUDIOS, "mlx-lm", NEW, trust_remote_code=False)["ranks"]
