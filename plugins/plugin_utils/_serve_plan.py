@@ -134,8 +134,9 @@ def choose_backend(facts_by_host, wanted, paths):
     return None, None, problems
 
 
-def _rank_problems(records, order, name):
-    """Problems with the records of `name` against the hostfile's rank order `order`."""
+def _rank_problems(records, order, name, mode="pipeline"):
+    """Problems with the records of `name` against the hostfile's rank order `order`: pipelined, the ranks' layers
+    cover every layer once; tensor parallel, every rank holds every layer (a slice of each)."""
     problems = []
     ranks = set(int(record.get("ranks") or 0) for record in records.values())
     if len(ranks) != 1:
@@ -163,6 +164,13 @@ def _rank_problems(records, order, name):
                                     details={"missing": missing}))
     covered = sorted((record["layers"][0], record["layers"][1]) for record in records.values()
                      if record.get("layers"))
+    if mode == "tensor":
+        spans = set(covered)
+        if len(spans) > 1:
+            problems.append(problem("serve_split_mismatch", "The records of %s, deployed for tensor parallel, do "
+                                    "not give every rank the same layers (%s)." % (name, ", ".join(
+                                        "%d-%d" % (start, end - 1) for start, end in sorted(spans)))))
+        return problems
     expected = 0
     for start, end in sorted(covered, reverse=False):
         if start != expected:
@@ -252,7 +260,7 @@ def _plan(plan, facts_by_host, settings):
     # planned with exo's rule (the records' ranks).
     order = [_name(entry) for entry in hostfile["hosts"]] if runtime == "mlx-lm" else sorted(
         records, key=lambda host: int(records[host].get("rank") or 0))
-    problems = _rank_problems(records, order, name)
+    problems = _rank_problems(records, order, name, sample.get("mode") or "pipeline")
     if runtime != (sample.get("runtime") or "mlx-lm"):
         problems.append(problem("serve_runtime_mismatch", "serve_runtime is %s, but %s was deployed for %s: each "
                                 "runtime needs its own placement of the files (exo: a complete copy on every node)."

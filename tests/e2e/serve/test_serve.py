@@ -80,8 +80,8 @@ def client(key=API_KEY):
     return openai.OpenAI(base_url=ENDPOINT + "/v1", api_key=key, max_retries=0, timeout=120)
 
 
-def chat(sdk, **kwargs):
-    return sdk.chat.completions.create(model=NAME, messages=[{"role": "user", "content": "Hello"}], **kwargs)
+def chat(sdk, model=NAME, **kwargs):
+    return sdk.chat.completions.create(model=model, messages=[{"role": "user", "content": "Hello"}], **kwargs)
 
 
 class StreamInFlight(threading.Thread):
@@ -260,7 +260,8 @@ def test_the_endpoint_is_closed_to_an_address_outside_serve_allowed_networks(ser
 def test_benchmarks_serve_smoke_run_and_benchmark_yml_s_serve_suite_write_their_figures(served):
     """benchmarks/serve --smoke on the served model (make test's smoke run of it): serve-model.yml restarted and
     timed, benchmark.yml's generate and serve suites in one run (mlx_lm.benchmark pipelined over the same ranks;
-    the endpoint at 1, 4 and 8 clients with serving's API key), a rank killed and the endpoint answering again.
+    the endpoint at 1, 4 and 8 clients with serving's API key), a rank killed and the endpoint answering again, a
+    short soak and the time to the first token.
     The serve suite's figures are in the one report's benchmark section, plotted."""
     proc = subprocess.run([os.path.join(VENV_BIN, "python"), os.path.join(REPO, "benchmarks", "serve"), "--smoke",
                            "--serve-vars", json.dumps(SETTINGS)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -268,8 +269,15 @@ def test_benchmarks_serve_smoke_run_and_benchmark_yml_s_serve_suite_write_their_
     assert proc.returncode == 0, proc.stdout[-6000:]
     print(proc.stdout)
     with open(os.path.join(REPO, "benchmarks", "results", "serve-smoke.json")) as handle:
-        [measured] = json.load(handle)["rounds"]
+        result = json.load(handle)
+    [measured] = result["rounds"]
     assert measured["load_s"] > 0 and measured["ready_s"] >= measured["load_s"] and measured["recovered_s"] > 0
+    # Issue 47's smoke: a short soak of SDK clients (some seeded) with nothing restarted or cut short, and the time
+    # to the first token against mlx_lm.benchmark's prompt time (printed, not judged here).
+    soaked = result["issue47"]["soak"]
+    assert soaked["requests"] >= 4 and soaked["seeded"] >= 1 and soaked["ttft_p50_s"] > 0, soaked
+    assert (soaked["restarts"], soaked["truncated"], soaked["errors"]) == (0, 0, 0), soaked
+    assert result["issue47"]["first_token"]["ttft_s"] > 0 and "soak: 4 clients" in proc.stdout
     assert measured["benchmark_tps"] > 0 and measured["served_tps"] > 0
     report_dir = os.path.dirname(measured["report"])
     [section] = [s for s in valid_report(report_dir)["sections"] if s["operation"] == "benchmark"]
@@ -509,6 +517,40 @@ def test_update_macos_takes_every_node_to_the_new_build_through_a_failed_wave_an
     assert not [text for text in scanned if password in text] and files_holding(password) == []
     again = update_macos(served)
     assert all(counts["changed"] == 0 for counts in recap(again.stdout).values()), again.stdout[-3000:]
+
+
+TENSOR_SOURCE, TENSOR_NAME = "/Users/admin/staging/serve-tensor", "serve-tensor"
+# Tensor parallel splits every layer's heads over the ranks: 4 KV heads for 4 ranks.
+TENSOR_MODEL = ["--layers", "4", "--hidden", "128", "--intermediate", "256", "--heads", "4", "--kv-heads", "4",
+                "--shards", "4"]
+
+
+def test_a_model_deployed_for_tensor_parallel_is_served_on_four_ranks_and_answers_the_sdk(served):
+    """Issue 47: deploy_model_mode tensor (every node a full copy), served by mlx_lm.server without --pipeline on
+    four ranks over ring (jaccl on real Macs), each rank holding a slice of every layer; then the pipelined model
+    again."""
+    maclab("model", "--host", "mac1", "--path", TENSOR_SOURCE, *TENSOR_MODEL)
+    try:
+        served.playbook(DEPLOY, "-e", json.dumps({"deploy_model_source": TENSOR_SOURCE, "deploy_model_source_host": "mac1",
+                                                  "deploy_model_mode": "tensor", "deploy_model_name": TENSOR_NAME,
+                                                  "deploy_model_report_dir": os.path.join(served.tmp_dir,
+                                                                                          "deploy-tensor")}))
+        served.playbook(SERVE, "-e", json.dumps(dict(SETTINGS, **dict(SETTINGS_PROBED, serve_model_name=TENSOR_NAME))))
+        [section] = [s for s in valid_report(served.report_dir)["sections"] if s["operation"] == "serve"]
+        assert section["data"]["model"] == TENSOR_NAME and section["data"]["ready"], section["data"]
+        configs = [json.load(open(on_host(host, os.path.dirname(RUN_DIR) + "/serve.json"))) for host in HOSTS]
+        assert all("--pipeline" not in config["server_args"] and config["split"] is None for config in configs)
+        answer = chat(client(), model=TENSOR_NAME, max_tokens=8)
+        assert answer.choices[0].message.content and answer.usage.completion_tokens == 8
+        streamed = [c for c in chat(client(), model=TENSOR_NAME, max_tokens=8, stream=True) if c.choices]
+        assert "".join(c.choices[0].delta.content or "" for c in streamed)
+        assert all(node_status(host)["generation"] == 1 and node_status(host)["rank_pid"] for host in HOSTS)
+    finally:
+        served("-e", json.dumps(SETTINGS_PROBED))
+        for host in HOSTS:
+            subprocess.run(["rm", "-rf", on_host(host, "/Users/admin/models/" + TENSOR_NAME),
+                            on_host(host, os.path.dirname(TENSOR_SOURCE))], check=True)
+    assert answers() and get("/macops/v1/status")["model"] == NAME
 
 
 EXO_SOURCE = "/Users/admin/staging/serve-exo"

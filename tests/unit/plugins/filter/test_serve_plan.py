@@ -376,3 +376,23 @@ def test_mlx_lm_server_s_options_come_from_their_variables_and_zero_caps_are_lef
     assert tuned[tuned.index("--temp") + 1] == "0.6" and tuned[tuned.index("--kv-bits") + 1] == "4"
     assert tuned[tuned.index("--prompt-cache-bytes") + 1] == str(8 << 30) and tuned[-1] == "--trust-remote-code"
     assert json.loads(tuned[tuned.index("--chat-template-args") + 1]) == {"enable_thinking": False}
+
+
+def tensor_facts(spans):
+    """Every node holds a full copy of `tp`, deployed for tensor parallel: its record's layers are `spans[rank]`."""
+    result = facts({})
+    for index, host in enumerate(HOSTS):
+        result[host]["models"] = [record("tp", index, spans[index], mode="tensor")]
+    return result
+
+
+def test_a_tensor_parallel_deployment_is_served_on_every_rank_without_pipeline_or_split():
+    """Issue 47: each rank's record holds every layer (a slice of each); the plan used to refuse that as layers
+    covered more than once, so tensor parallel was planned but never served."""
+    plan = serve_plan(tensor_facts([(0, 8)] * 4), SETTINGS)
+    assert codes(plan) == [] and plan["model"]["mode"] == "tensor" and plan["split"] is None
+    for host in HOSTS:
+        config = plan["configs"][host]
+        assert "--pipeline" not in config["server_args"]
+        assert json.loads(config["launch_env"]["MACOPS_SERVE_LAYERS"]) == {"layers": None, "mode": "tensor"}
+    assert codes(serve_plan(tensor_facts([(0, 8)] * 3 + [(0, 6)]), SETTINGS)) == ["serve_split_mismatch"]
