@@ -432,7 +432,8 @@ class Leader(Supervisor):
                                         config["ready_timeout"])
                 if now - last_log >= 1.0:  # a load or a bind that failed leaves rank 0 alive without a server
                     last_log, error = now, self.rank.last_error()
-                    if error:
+                    # A peer's loss is its failure, not rank 0's: its own report names it (settle).
+                    if error and PEER_LOST not in error:
                         return self.settle(self.failure("start_failed", "rank 0 (%s) failed to start: %s" % (
                             config["hosts"][0], error)))
                 if probe is not None and probe.overdue():
@@ -557,18 +558,22 @@ class Leader(Supervisor):
             killed = isinstance(code, int) and code < 0 and code != -signal.SIGABRT
             return (not own_error, not killed, info.get("exited_at") or float("inf"))
 
-        exited = sorted(self.exited_followers(), key=blame)
+        exited = sorted(self.exited_followers(own_errors=True), key=blame)
         if not exited:
             return seen_here
         rank, info = exited[0]
-        return self.failure("exited", "rank %d (%s) exited with status %s%s" % (
-            rank, info["host"], info.get("exit_code"), ": %s" % info["error"] if info.get("error") else ""), rank)
+        how = "exited with status %s" % info.get("exit_code") if info.get("rank_state") == "exited" else "failed"
+        return self.failure("exited", "rank %d (%s) %s%s" % (
+            rank, info["host"], how, ": %s" % info["error"] if info.get("error") else ""), rank)
 
-    def exited_followers(self):
+    def exited_followers(self, own_errors=False):
+        """The followers whose rank of this generation exited; with `own_errors`, also those whose running rank
+        printed an error of its own (a load that failed in its generation thread leaves the process alive)."""
         with self.lock:
             return [(rank, dict(info)) for rank, info in sorted(self.followers.items())
                     if (info["generation"], info["boot"]) == (self.generation, self.boot) and
-                    info["rank_state"] == "exited"]
+                    (info["rank_state"] == "exited" or own_errors and info.get("error") and
+                     PEER_LOST not in info["error"])]
 
     def server_healthy(self):
         connection = http.client.HTTPConnection("127.0.0.1", self.config["internal_port"], timeout=5)
@@ -607,7 +612,7 @@ class Follower(Supervisor):
                     "rank": self.config["rank"], "host": self.config["hosts"][self.config["rank"]],
                     "generation": self.rank.generation, "boot": self.rank.boot, "rank_state": rank_state,
                     "exit_code": self.rank.exit_code, "exited_at": self.rank.exited_at,
-                    "error": self.rank.last_error() if rank_state == "exited" else None,
+                    "error": self.rank.last_error() if rank_state != "none" else None,
                     # Checked only while no rank runs: what would keep the next start from working.
                     "blockers": [] if alive else start_blockers(self.config)}, timeout=5)
             except (OSError, http.client.HTTPException) as exc:

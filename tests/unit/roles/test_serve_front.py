@@ -338,3 +338,21 @@ def test_the_leader_waits_for_a_rank_that_cannot_start_without_counting_a_failur
     assert leader.wait_for_followers()
     assert waiting == ["waiting until every rank can start: mac2: RDMA device rdma_en3 is PORT_DOWN"]
     assert 1 <= time.time() - started < 5 and leader.failures == 0
+
+
+def test_the_rank_blamed_is_the_one_with_an_error_of_its_own_even_while_its_process_lives(tmp_path):
+    """A follower whose load failed in its generation thread lives on (its error printed) while its ring peer aborts
+    on the lost connection: the peer's exit is not the cause. Rank 0's own "peer lost" error is no start failure."""
+    config = {"ranks": 3, "rank": 0, "hosts": ["mac1", "mac2", "mac3"], "heartbeat_timeout": 10, "backend": "ring",
+              "wait_for_addresses": [], "run_dir": str(tmp_path), "model": "tiny", "restart_limit": 3}
+    leader = serve_supervisor.Leader(config)
+    leader.generation = 1
+    common = {"generation": 1, "boot": leader.boot}
+    leader.heartbeat(dict(common, rank=1, host="mac2", rank_state="exited", exit_code=-6, exited_at=1.0,
+                          error="RuntimeError: [ring] connection to a peer was lost"))
+    leader.heartbeat(dict(common, rank=2, host="mac3", rank_state="running",
+                          error="ValueError: Invalid json header length"))
+    failure = leader.settle(None)
+    assert (failure["rank"], failure["host"]) == (2, "mac3") and "Invalid json header" in failure["message"]
+    assert failure["message"].startswith("rank 2 (mac3) failed: ")
+    assert [rank for rank, _info in leader.exited_followers()] == [1]  # only an exit ends the generation by itself
