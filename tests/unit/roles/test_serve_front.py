@@ -17,7 +17,7 @@ import urllib.request
 import openai
 import pytest
 
-from test_serve_supervisor import free_port, leader_factory, request  # noqa: F401 - leader_factory: a fixture
+from test_serve_supervisor import STANDIN_ANSWERS, free_port, leader_factory, request  # noqa: F401 - a fixture
 
 FILES = os.path.join(os.path.dirname(__file__), "..", "..", "..", "roles", "serve", "files")
 sys.path.insert(0, FILES)
@@ -49,17 +49,7 @@ def mark():
 threading.Thread(target=mark, daemon=True).start()
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.0"
-    def log_message(self, *args):
-        pass
-    def send(self, status, document):
-        body = json.dumps(document).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-    def do_GET(self):
-        self.send(200, {"status": "ok"})
+    # ANSWERS
     def tokens(self, count, say):
         for n in range(count):
             now = behaviour()
@@ -105,6 +95,7 @@ class Server(http.server.ThreadingHTTPServer):
     daemon_threads = True
 Server(("127.0.0.1", int(sys.argv[1])), Handler).serve_forever()
 '''
+FAKE_RANK = FAKE_RANK.replace("    # ANSWERS\n", STANDIN_ANSWERS)
 KEY = "sk-front-test"
 
 

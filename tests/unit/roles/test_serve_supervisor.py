@@ -24,7 +24,15 @@ import http.server, json, os, sys
 if open(os.environ["FAKE_MODE"]).read().strip() == "crash":
     sys.exit(1)
 class Handler(http.server.BaseHTTPRequestHandler):
-    def log_message(self, *args):
+    # ANSWERS
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        assert body["model"] == "default_model", body
+        self.send(200, {"model": body["model"], "choices": [{"text": "hi"}], "usage": {"completion_tokens": 1}})
+http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), Handler).serve_forever()
+'''
+# The stand-ins' JSON answers and /health, as mlx_lm.server gives them (here and in test_serve_front.py).
+STANDIN_ANSWERS = '''    def log_message(self, *args):
         pass
     def send(self, status, document):
         body = json.dumps(document).encode()
@@ -35,12 +43,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.wfile.write(body)
     def do_GET(self):
         self.send(200, {"status": "ok"})
-    def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        assert body["model"] == "default_model", body
-        self.send(200, {"model": body["model"], "choices": [{"text": "hi"}], "usage": {"completion_tokens": 1}})
-http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), Handler).serve_forever()
 '''
+FAKE_RANK = FAKE_RANK.replace("    # ANSWERS\n", STANDIN_ANSWERS)
 
 
 def free_port():
