@@ -178,8 +178,9 @@ def main():
     if os.environ.get("MACOPS_SERVE_PROGRESS"):
         mark_progress(os.environ["MACOPS_SERVE_PROGRESS"], server)
     layers = json.loads(os.environ.get("MACOPS_SERVE_LAYERS") or "null")
-    if layers is not None and not prove_layers(server, argument(sys.argv, "--model"), layers.get("layers"),
-                                                layers.get("mode") == "tensor"):
+    proven = layers is None or prove_layers(server, argument(sys.argv, "--model"), layers.get("layers"),
+                                            layers.get("mode") == "tensor")
+    if not proven:
         sys.stderr.write("serve_rank: this mlx-lm's server has no sharded_load; the layers are not proven\n")
 
     sys.argv = ["mlx_lm.server"] + sys.argv[1:]

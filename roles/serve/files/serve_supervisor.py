@@ -114,7 +114,7 @@ def start_blockers(config):
         devices = [device for device in (config["launch"]["rdma"][config["rank"]] or []) if device]
         for device in devices:
             try:
-                shown = subprocess.run(["ibv_devinfo", "-v", "-d", device],
+                shown = subprocess.run(["ibv_devinfo", "-v", "-d", device], check=False,
                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=10,
                                        universal_newlines=True).stdout
             except (OSError, subprocess.SubprocessError) as exc:
