@@ -184,8 +184,11 @@ def test_newsyslog_rotates_the_job_s_logs_and_each_writer_moves_to_its_new_file(
     for name in ("requests.log", "rank.log"):
         assert os.path.exists(on_host("mac1", "%s/%s.0.bz2" % (LOGS, name))), name
     assert answers()
-    with open(on_host("mac1", LOGS + "/requests.log")) as handle:
-        assert [json.loads(line)["status"] for line in handle] == [200]
+
+    def logged():  # the front writes a request's line once its answer is sent
+        with open(on_host("mac1", LOGS + "/requests.log")) as handle:
+            return [json.loads(line)["status"] for line in handle]
+    wait_until(lambda: logged() == [200], 10, interval=0.2, message="the request's line in the new requests.log")
     with open(on_host("mac1", LOGS + "/rank.log")) as handle:
         assert "POST /v1/chat/completions" in handle.read()
 
