@@ -61,11 +61,17 @@ MACOS_NAMES = {"14": "Sonoma", "15": "Sequoia", "26": "Tahoe"}
 
 
 def macos_update(version, build):
-    """softwareupdate's listing of macOS VERSION (BUILD): its label is <title>-<build>, so it names the build."""
-    name = MACOS_NAMES.get(version.split(".")[0])
-    title = "macOS %s %s" % (name, version) if name else "macOS %s" % version
+    """softwareupdate's listing of macOS VERSION (BUILD): its label is <title>-<build>, so it names the build. A
+    VERSION with a letter (26.3.1 (a)) is a security response, listed as macOS 26 lists a Background Security
+    Improvement (a real 26.3.1 (a) capture): its letter in the title and in Version:, its own longer build."""
+    release, _, extra = version.partition(" ")
+    name = MACOS_NAMES.get(release.split(".")[0])
+    if extra:
+        title, size = "macOS Background Security Improvement %s" % extra, 208896
+    else:
+        title, size = ("macOS %s %s" % (name, version) if name else "macOS %s" % version), 3829595
     return {"label": "%s-%s" % (title, build), "title": title, "version": version, "build": build,
-            "size_kib": 3829595, "recommended": True, "action": "restart"}
+            "size_kib": size, "recommended": True, "action": "restart"}
 
 
 def offer_update(paths, hosts, version, build, seconds=None):

@@ -74,9 +74,16 @@ DEFAULT_OS = {"version": "26.2", "build": "25C56", "darwin": "25.2.0"}
 
 
 def os_info(version, build):
-    """A host's state.json "os" for macOS VERSION (BUILD): Darwin's major is macOS's minus one (26.2 is 25.2.0)."""
-    major, minor = (version.split(".") + ["0"])[:2]
-    return {"version": version, "build": build, "darwin": "%d.%s.0" % (int(major) - 1, minor)}
+    """A host's state.json "os" for macOS VERSION (BUILD): Darwin's major is macOS's minus one (26.2 is 25.2.0).
+    A VERSION with a security response's letter (``26.3.1 (a)``, as softwareupdate's Version: names a Background
+    Security Improvement) keeps the release as ``version`` and the letter as ``extra`` (sw_vers'
+    ProductVersionExtra); BUILD is then the response's own (25D771280a)."""
+    release, _, extra = version.partition(" ")
+    major, minor = (release.split(".") + ["0"])[:2]
+    found = {"version": release, "build": build, "darwin": "%d.%s.0" % (int(major) - 1, minor)}
+    if extra:
+        found["extra"] = extra
+    return found
 
 
 def default_profiles(count):

@@ -52,7 +52,7 @@ options:
     type: dict
     default: {}
   generate_backend:
-    description: The MLX backend of the pipelined run (null when no hostfile offers one).
+    description: The MLX backend of the runs across the nodes (null when no hostfile offers one).
     type: str
   generate_single:
     description: Plan each model's run on the first node alone.
@@ -62,6 +62,10 @@ options:
     description: Plan each model's run pipelined across every node.
     type: bool
     default: true
+  generate_tensor:
+    description: Plan each model's run tensor parallel across every node (every node holds every layer's files).
+    type: bool
+    default: false
   hpl:
     description: Plan the hpl suite's run, from O(macs).
     type: bool
@@ -105,7 +109,7 @@ _value:
     - C(one_at_a_time), the number of tests one cable at a time would take.
     - C(allsum_sizes), the all_sum sweep's message sizes in bytes.
     - C(generate), the generate suite's runs (C(model), C(name), C(model_type), C(layers), C(nodes), C(hosts),
-      C(pipeline), C(backend)), in order.
+      C(mode) single, pipeline or tensor, C(backend)), in order.
     - C(macs), O(macs) as given (the report's node facts).
     - C(hpl), the hpl run (C(hosts), C(slots), C(ranks), C(p), C(q), C(n), C(nb), C(matrix_bytes), C(hpl_dat) the input
       file), or null.
@@ -136,7 +140,8 @@ def _model_configs(models, model_files):
 
 
 def benchmark_plan(plan, hosts=None, repeats=1, allsum_min_bytes=4096, allsum_max_bytes=67108864, models=None,
-                   model_files=None, generate_backend=None, generate_single=True, generate_pipeline=True, hpl=False,
+                   model_files=None, generate_backend=None, generate_single=True, generate_pipeline=True,
+                   generate_tensor=False, hpl=False,
                    hpl_memory_fraction=0.75, hpl_nb=256, hpl_n=0, hpl_ranks_per_node=0, macs=None):
     if not isinstance(plan, Mapping):
         raise AnsibleFilterError("macops.cluster.benchmark_plan: the applied plan's hosts must be a dict, got %s"
@@ -149,7 +154,8 @@ def benchmark_plan(plan, hosts=None, repeats=1, allsum_min_bytes=4096, allsum_ma
     except PlanError as exc:
         raise AnsibleFilterError("macops.cluster.benchmark_plan: %s" % exc)
     runs, problems = generate_plan(models, _model_configs(models, model_files), names or sorted(model_files or {}),
-                                   generate_backend or None, bool(generate_single), bool(generate_pipeline))
+                                   generate_backend or None, bool(generate_single), bool(generate_pipeline),
+                                   bool(generate_tensor))
     result.update(generate=runs, problems=problems, hpl=None, macs=dict(macs or {}))
     if hpl:
         try:

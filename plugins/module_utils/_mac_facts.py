@@ -65,6 +65,7 @@ def build_mac(profiler_data, hardware_ports, unmask_serial=False):
         "cores_efficiency": hardware.get("cores_efficiency"),
         "cores_note": hardware.get("cores_note"),
         "macos_version": software.get("macos_version"),
+        "macos_version_extra": software.get("macos_version_extra"),
         "macos_build": software.get("macos_build"),
         "kernel": software.get("kernel"),
         "serial_number": serial if unmask_serial else sp.mask_serial(serial),

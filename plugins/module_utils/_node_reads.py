@@ -110,15 +110,17 @@ def read_mac(module, reads):
 def read_macos(module, reads, mac):
     """Version and build: system_profiler's when it has both, else sw_vers' (which then fills mac)."""
     if mac is not None and mac["macos_version"] and mac["macos_build"]:
-        return {"version": mac["macos_version"], "build": mac["macos_build"]}
+        return {"version": mac["macos_version"], "extra": mac.get("macos_version_extra"), "build": mac["macos_build"]}
     if "sw_vers" in reads.results:
         stdout = reads.output("sw_vers")
     else:
         stdout = commands.run(module, [commands.require_command(module, "sw_vers")])
     versions = commands.parse(module, parse_full, stdout)
-    macos = {"version": versions["product_version"], "build": versions["build_version"]}
+    macos = {"version": versions["product_version"], "extra": versions["product_version_extra"],
+             "build": versions["build_version"]}
     if mac is not None:
         mac["macos_version"] = mac["macos_version"] or macos["version"]
+        mac["macos_version_extra"] = mac.get("macos_version_extra") or macos["extra"]
         mac["macos_build"] = mac["macos_build"] or macos["build"]
     return macos
 

@@ -5,7 +5,11 @@
 ``Title: ..., Version: ..., Size: ...KiB, Recommended: YES, Action: restart,`` line each
 (macOS 10.15 and later; "No new software available." goes to stderr). A macOS update's label is
 ``<title>-<build>`` (``macOS Tahoe 26.3-25D60``), so installing by label pins the build; a major
-upgrade is listed like any other update (``macOS 27-26A428``).
+upgrade is listed like any other update (``macOS 27-26A428``). A security response (Rapid Security Response
+since macOS 13, Background Security Improvement since 26.1) is listed the same way, its letter in the title and in
+``Version:`` and a longer build that ends in a letter: ``* Label: macOS Background Security Improvement
+(a)-25D771280a`` / ``Title: macOS Background Security Improvement (a), Version: 26.3.1 (a), Size: 208896KiB, ...``.
+Sizes are in ``KiB``, or in ``K`` on older releases (both KiB).
 
 And the output of ``softwareupdate --install ... --stdinpass``: its ``Downloading: n%`` lines (the
 first 60 % download, the rest prepare, as super reads them), ``Downloaded: <title>`` (with
@@ -22,9 +26,11 @@ from ansible_collections.macops.cluster.plugins.module_utils._parsing import Par
 COMMAND = "softwareupdate --list"
 _LABEL = re.compile(r"^\*\s*Label:\s*(?P<label>.+?)\s*$")
 _FIELD = re.compile(r"(?P<key>[A-Za-z]+):\s*(?P<value>[^,]*)")
-# A macOS build: 25D60, 24G84, 26A428, 25C5048a (betas and rapid security responses end in a letter).
-_BUILD = re.compile(r"-(?P<build>[0-9]{2}[A-Z][0-9]{1,5}[a-z]?)$")
-_SIZE = re.compile(r"^(?P<number>[0-9]+)\s*KiB$")
+# A macOS build: 25D60, 24G84, 26A428, 25C5048a, 25D771280a (betas and security responses end in a letter).
+_BUILD = re.compile(r"-(?P<build>[0-9]{2}[A-Z][0-9]{1,8}[a-z]?)$")
+_SIZE = re.compile(r"^(?P<number>[0-9]+)\s*(?:KiB|K)$")
+# A version as softwareupdate prints it: 26.3.1, or 26.3.1 (a) for a security response.
+_RELEASE = re.compile(r"^(?P<version>[0-9]+(?:\.[0-9]+){0,2})(?:\s*(?P<extra>\([a-z]\)))?$")
 _PROGRESS = re.compile(r"^Downloading:\s*(?P<percent>[0-9.]+)\s*%")
 # The error lines the update tool super matches in softwareupdate's output (Macjutsu/super 5.1, `super` l.7085-7097).
 ERROR_LINES = ("Failed to authenticate", "No such update", "Not enough free disk space", "Failed to download",
@@ -33,21 +39,27 @@ DOWNLOAD_SHARE = 60.0
 
 
 def parse_list(text):
-    """-> [{label, title, version, recommended (bool), restart (bool)}], in the order printed."""
+    """-> [{label, title, version, version_extra, build, size_bytes, recommended (bool), restart (bool)}], in the
+    order printed. ``version`` is the release (``26.3.1``), ``version_extra`` a security response's letter
+    (``(a)``) or None."""
     updates = []
     pending = None
     for line in (text or "").splitlines():
         label = _LABEL.match(line.strip())
         if label:
             build = _BUILD.search(label.group("label"))
-            pending = {"label": label.group("label"), "title": None, "version": None, "build": build and
-                       build.group("build"), "size_bytes": None, "recommended": False, "restart": False}
+            pending = {"label": label.group("label"), "title": None, "version": None, "version_extra": None,
+                       "build": build and build.group("build"), "size_bytes": None, "recommended": False,
+                       "restart": False}
             updates.append(pending)
             continue
         if pending is not None and line.strip().startswith("Title:"):
             fields = dict((m.group("key").lower(), m.group("value").strip()) for m in _FIELD.finditer(line))
             size = _SIZE.match(fields.get("size", ""))
-            pending.update(title=fields.get("title"), version=fields.get("version") or None,
+            release = _RELEASE.match(fields.get("version") or "")
+            pending.update(title=fields.get("title"),
+                           version=release.group("version") if release else (fields.get("version") or None),
+                           version_extra=release.group("extra") if release else None,
                            size_bytes=int(size.group("number")) * 1024 if size else None,
                            recommended=fields.get("recommended", "").upper() == "YES",
                            restart=fields.get("action", "").lower() == "restart")

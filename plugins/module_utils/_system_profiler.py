@@ -64,7 +64,9 @@ _SIZE_FACTORS = {"KB": 1024, "MB": 1024 ** 2, "GB": 1024 ** 3, "TB": 1024 ** 4}
 _PROCESSORS = re.compile(r"^proc\s+(\d+(?::\d+)*)$")
 _TEXT_CORES = re.compile(r"^(\d+)(?:\s*\((\d+) Performance and (\d+) Efficiency\))?$", re.IGNORECASE)
 _TEXT_CORES_TOTAL = re.compile(r"^(\d+)\b")
-_OS_VERSION = re.compile(r"^(?P<name>.*?)\s*(?P<version>\d+(?:\.\d+){0,2})\s*\((?P<build>[0-9A-Za-z]+)\)$")
+# os_version: "macOS 26.2 (25C56)", or with a security response "macOS 26.3.1 (a) (25D771280a)".
+_OS_VERSION = re.compile(r"^(?P<name>.*?)\s*(?P<version>\d+(?:\.\d+){0,2})(?:\s+(?P<extra>\([a-z]\)))?"
+                         r"\s*\((?P<build>[0-9A-Za-z]+)\)$")
 
 
 # --------------------------------------------------------------------------------------------
@@ -107,10 +109,11 @@ def parse_hardware(items):
 
 
 def parse_software(items):
-    """SPSoftwareDataType (keys unconfirmed) -> macos_version, macos_build, kernel, os_version.
+    """SPSoftwareDataType (keys unconfirmed) -> macos_version, macos_version_extra, macos_build, kernel, os_version.
 
-    ``os_version`` reads ``macOS 26.2 (25C56)`` and ``kernel_version`` ``Darwin 25.2.0``;
-    ``kernel`` is the Darwin release without the word ``Darwin``.
+    ``os_version`` reads ``macOS 26.2 (25C56)``, or on a Mac carrying a security response ``macOS 26.3.1 (a)
+    (25D771280a)`` (its ``System Version:`` line; the JSON value unconfirmed), and ``kernel_version``
+    ``Darwin 25.2.0``; ``kernel`` is the Darwin release without the word ``Darwin``.
     """
     overview = _single_item(SOFTWARE, items)
     os_version = overview.get("os_version")
@@ -121,6 +124,7 @@ def parse_software(items):
     return {
         "os_version": os_version,
         "macos_version": match.group("version"),
+        "macos_version_extra": match.group("extra"),
         "macos_build": match.group("build"),
         "kernel": kernel[len("Darwin "):] if kernel.startswith("Darwin ") else (kernel or None),
     }

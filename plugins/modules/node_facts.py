@@ -279,10 +279,12 @@ mac:
   returned: when C(mac) is gathered
   type: dict
 macos:
-  description: C(version) and C(build), from system_profiler or C(sw_vers).
+  description:
+    - C(version), C(extra) and C(build), from system_profiler or C(sw_vers).
+    - C(extra) is the security response the Mac carries (C((a))), else null; C(build) is then the response's own build.
   returned: when C(macos) is gathered
   type: dict
-  sample: {"version": "26.2", "build": "25C56"}
+  sample: {"version": "26.3.1", "extra": "(a)", "build": "25D771280a"}
 volumes:
   description: Per path of O(volumes), C(path), C(size_kib), C(free_kib) (Available), C(free_gb) and C(mounted_on) (the
     volume's mount point) from C(df -k).
@@ -320,7 +322,10 @@ rdma:
   returned: when C(rdma) is gathered
   type: dict
 updates:
-  description: Pending software updates (C(label), C(title), C(version), C(recommended), C(restart)).
+  description:
+    - Pending software updates (C(label), C(title), C(version), C(version_extra), C(build), C(size_bytes),
+      C(recommended), C(restart)).
+    - A security response's C(version) is its release (C(26.3.1)) and C(version_extra) its letter (C((a))).
   returned: when C(updates) is gathered
   type: list
   elements: dict

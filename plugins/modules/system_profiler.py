@@ -122,8 +122,13 @@ mac:
       description: macOS version from C(SPSoftwareDataType).
       type: str
       sample: "26.2"
+    macos_version_extra:
+      description: The security response the Mac carries (Rapid Security Response, Background Security Improvement),
+        as C((a)); null without one.
+      type: str
+      sample: "(a)"
     macos_build:
-      description: macOS build.
+      description: macOS build (a security response's own, longer build when the Mac carries one, such as C(25D771280a)).
       type: str
       sample: 25C56
     kernel:

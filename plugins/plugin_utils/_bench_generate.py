@@ -1,8 +1,8 @@
 # -*- coding: utf-8 -*-
 # PRIVATE to the collection: the generate suite, behind the benchmark_plan filter and the
 # cluster_report action (its benchmark section). Names and behaviour may change without notice. Stdlib only, Python 3.9.
-"""mlx-lm's own generation benchmark (`mlx_lm.benchmark`), on one node and pipelined across the
-cluster: which runs to make for the models asked for, and what their text output says.
+"""mlx-lm's own generation benchmark (`mlx_lm.benchmark`), on one node and across the cluster
+(pipelined or tensor parallel): which runs to make for the models asked for, and what their text output says.
 
 `mlx_lm.benchmark` (mlx-lm 0.32) prints, from rank 0 only:
     Running warmup..
@@ -76,13 +76,17 @@ def model_name(path):
     return os.path.basename(os.path.normpath(path))
 
 
-def generate_plan(models, configs, hosts, backend, single=True, pipeline=True):
+def generate_plan(models, configs, hosts, backend, single=True, pipeline=True, tensor=False):
     """(runs, problems). configs: {host: {model path: config.json's content or None}}.
 
-    A model must be on every node of the play (a pipelined run reads its config, tokenizer and its own
-    layers' files on each rank; the one-node run uses the first node): a node without it is a
-    `bench_model_missing` error, found before any suite runs. The pipelined run needs a backend
-    (`backend` None: the hostfiles offer none) and at least one layer per node."""
+    Each run has a ``mode``: ``single`` (the first node alone), ``pipeline`` (every node, each rank its layers:
+    ``--pipeline``) or ``tensor`` (every node, each rank a slice of every layer: mlx_lm.benchmark's default
+    across hosts, which needs every layer's files on every node, as deploy_model_mode tensor places them).
+    A model must be on every node of the play (a run across the nodes reads its config and tokenizer on each
+    rank; the one-node run uses the first node): a node without it is a `bench_model_missing` error, found
+    before any suite runs. A run across the nodes needs a backend (`backend` None: the hostfiles offer none);
+    a pipelined one at least one layer per node, a tensor-parallel one heads and sizes that divide by the
+    node count."""
     runs, problems = [], []
     first = hosts[0] if hosts else None
     for path in models:
@@ -94,28 +98,47 @@ def generate_plan(models, configs, hosts, backend, single=True, pipeline=True):
         if missing or first is None:
             continue
         config = configs[first][path]
-        layers = config.get("num_hidden_layers") or (config.get("text_config") or {}).get("num_hidden_layers")
+        layers = _arch(config, "num_hidden_layers")
         about = {"model": path, "name": model_name(path), "model_type": config.get("model_type"), "layers": layers}
         if single:
-            runs.append(dict(about, nodes=1, hosts=[first], pipeline=False, backend=None))
-        if pipeline and len(hosts) > 1:
-            if backend is None:
-                problems.append(problem("bench_generate_failed", "%s: no pipelined run, since no MLX hostfile is there "
-                                        "to launch it with (run site.yml, or set benchmark_generate_pipeline: false "
-                                        "for the one-node run alone)" % path, host=first, details={"model": path}))
-            elif isinstance(layers, int) and layers < len(hosts):
-                problems.append(problem("bench_generate_failed", "%s: %d layers cannot be pipelined across %d nodes "
-                                        "(each rank needs at least one; set benchmark_generate_pipeline: false for the "
-                                        "one-node run alone)" % (path, layers, len(hosts)), host=first,
-                                        details={"model": path}))
+            runs.append(dict(about, nodes=1, hosts=[first], mode="single", pipeline=False, backend=None))
+        for mode in [m for m, asked in (("pipeline", pipeline), ("tensor", tensor)) if asked and len(hosts) > 1]:
+            why = _unplannable(config, mode, len(hosts), backend)
+            if why:
+                problems.append(problem("bench_generate_failed", "%s: no %s run across the nodes, since %s (set "
+                                        "benchmark_generate_%s: false to leave it out)" % (path, mode, why, mode),
+                                        host=first, details={"model": path, "mode": mode}))
             else:
-                runs.append(dict(about, nodes=len(hosts), hosts=list(hosts), pipeline=True, backend=backend))
+                runs.append(dict(about, nodes=len(hosts), hosts=list(hosts), mode=mode, pipeline=mode == "pipeline",
+                                 backend=backend))
     return runs, problems
 
 
+def _arch(config, key):
+    """A config.json field, at its top or in its text_config (multimodal models)."""
+    return config.get(key) or (config.get("text_config") or {}).get(key)
+
+
+def _unplannable(config, mode, count, backend):
+    """Why a run of `mode` across `count` nodes cannot be planned, or None."""
+    if backend is None:
+        return "no MLX hostfile is there to launch it with (run site.yml)"
+    if mode == "pipeline":
+        layers = _arch(config, "num_hidden_layers")
+        if isinstance(layers, int) and layers < count:
+            return "%d layers cannot be pipelined across %d nodes (each rank needs at least one)" % (layers, count)
+        return None
+    sizes = (("hidden_size", "hidden size"), ("num_attention_heads", "attention heads"),
+             ("num_key_value_heads", "KV heads"))
+    bad = ["%s %s" % (name, _arch(config, key)) for key, name in sizes
+           if isinstance(_arch(config, key), int) and _arch(config, key) % count]
+    return ("tensor parallel over %d nodes needs %s to divide by %d" % (count, " and ".join(bad), count)) if bad \
+        else None
+
+
 def _label(run):
-    return "%s, %d node%s%s" % (run["name"], run["nodes"], "" if run["nodes"] == 1 else "s",
-                                " (pipeline, %s)" % run["backend"] if run["pipeline"] else "")
+    where = "" if run["mode"] == "single" else " (%s, %s)" % (run["mode"], run["backend"])
+    return "%s, %d node%s%s" % (run["name"], run["nodes"], "" if run["nodes"] == 1 else "s", where)
 
 
 def generate_results(runs, outputs, first_host):

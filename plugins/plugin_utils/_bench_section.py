@@ -132,7 +132,7 @@ def _allsum_rows(results):
 
 
 def _generate_rows(results):
-    return [(r["name"], r["nodes"], "pipeline, %s" % r["backend"] if r["pipeline"] else "one node",
+    return [(r["name"], r["nodes"], "%s, %s" % (r["mode"], r["backend"]) if r["nodes"] > 1 else "one node",
              _number(r["prompt_tps"]), _number(r["generation_tps"]), _number(r["peak_memory_gb"], "%.3f"),
              len(r["trials"]), "ok" if r["ok"] else "FAILED") for r in results]
 
@@ -184,9 +184,10 @@ def benchmark_section(document, images=()):
             notes.append("Generation: %s prompt tokens, %s generated tokens, %s trials after one warm-up run." % (
                 settings.get("prompt_tokens", "?"), settings.get("generation_tokens", "?"), settings.get("trials", "?")))
         if key == "serve":
-            notes.append("Serving: %s through %s, streamed chat completions of up to %s tokens, %s per client at "
-                         "each concurrency after %s warm-up request(s)." % (
-                             settings.get("model", "?"), settings.get("url", "?"), settings.get("max_tokens", "?"),
+            notes.append("Serving: %s (%s over %s ranks, %s) through %s, streamed chat completions of up to %s tokens, "
+                         "%s per client at each concurrency after %s warm-up request(s)." % (
+                             settings.get("model", "?"), settings.get("mode") or "?", settings.get("ranks") or "?",
+                             settings.get("backend") or "?", settings.get("url", "?"), settings.get("max_tokens", "?"),
                              settings.get("requests", "?"), settings.get("warmup", "?")))
         tables.append(table(columns, rows_of(suite["results"]), title))
     summary = ["%d cables in %d rounds; %d findings" % (

@@ -8,6 +8,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import json
 import os
 import re
 
@@ -133,6 +134,12 @@ def deploy_model(params, context):
                          "it must be a node of the group macs (%s)" % ", ".join(context.macs),
                          "Set deploy_model_source_host to the node that holds the model (-e "
                          "deploy_model_source_host=%s)." % (context.macs[0] if context.macs else "mac1")))
+    strangers = [node for node in params.get("deploy_model_nodes") or [] if node not in context.macs]
+    if strangers:
+        found.append(bad(context, "deploy_model_nodes", ", ".join(map(str, strangers)),
+                         "each must be a node of the group macs (%s)" % ", ".join(context.macs),
+                         "Set deploy_model_nodes to the nodes to place the model on, such as %s, or leave it empty "
+                         "for every node." % json.dumps(context.macs[:2])))
     name = params.get("deploy_model_name")
     parts = (name or "").split("/")
     if name and (len(parts) > 2 or not all(parts) or any(part.startswith(".") for part in parts)):

@@ -177,6 +177,7 @@ def _hardware(mac, summary):
         "memory_bytes": source.get("memory_bytes"),
         "memory_gb": _memory_gb(source.get("memory_bytes")),
         "macos_version": _text(source.get("macos_version")),
+        "macos_version_extra": _text(source.get("macos_version_extra")),
         "macos_build": _text(source.get("macos_build")),
     }
 

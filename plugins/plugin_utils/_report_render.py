@@ -146,7 +146,8 @@ def macos_text(node):
     hardware = node.get("hardware") or {}
     if not hardware.get("macos_version"):
         return None
-    return "%s (%s)" % (hardware["macos_version"], hardware.get("macos_build") or "build ?")
+    release = " ".join(part for part in (hardware["macos_version"], hardware.get("macos_version_extra")) if part)
+    return "%s (%s)" % (release, hardware.get("macos_build") or "build ?")
 
 
 def rdma_text(node):

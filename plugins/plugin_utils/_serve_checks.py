@@ -65,10 +65,13 @@ DEFAULT_GPU_SHARE = 0.75
 GB = 1e9
 
 
-def _weights(rank, runtime):
-    """About the bytes of weights `rank` loads: its own files (mlx-lm), or its layers' share of the complete copy
-    every node holds (exo)."""
+def _weights(rank, runtime, mode="pipeline", ranks=1):
+    """About the bytes of weights `rank` loads: its own files (mlx-lm pipelined), its slice of every layer of the
+    full copy (mlx-lm tensor parallel: one of `ranks` shares), or its layers' share of the complete copy every node
+    holds (exo)."""
     size = int(rank.get("bytes") or 0)
+    if runtime == "mlx-lm" and mode == "tensor":
+        return size // max(1, ranks)
     if runtime == "mlx-lm" or not rank.get("total_layers"):
         return size
     return size * (rank["layers"][1] - rank["layers"][0]) // rank["total_layers"]
@@ -115,7 +118,7 @@ def memory_problems(facts_by_host, plan, settings):
         action = plan["actions"][host if runtime == "mlx-lm" else plan["leader"]]
         if "memory" not in facts or not action["start"]:
             continue
-        need = _weights(rank, runtime) * share
+        need = _weights(rank, runtime, plan["model"]["mode"], len(plan["ranks"])) * share
         freed = _freed(facts_by_host, plan, host)
         available = facts["memory"]["available_bytes"] + freed
         live_mb = (facts.get("wired_limit") or {}).get("live_mb")

@@ -24,7 +24,9 @@ __metaclass__ = type
 import hashlib
 import json
 
+from ansible_collections.macops.cluster.plugins.module_utils._plan_error import PlanError
 from ansible_collections.macops.cluster.plugins.module_utils._problems import problem
+from ansible_collections.macops.cluster.plugins.plugin_utils._bench_plan import cables_from_plan
 from ansible_collections.macops.cluster.plugins.plugin_utils._serve_checks import memory_problems, port_problems
 
 BACKENDS = ("ring", "jaccl", "jaccl-ring")
@@ -111,16 +113,27 @@ def choose_model(facts_by_host, wanted):
     return name, _records(facts_by_host, name)[0], []
 
 
-def choose_backend(facts_by_host, wanted, paths):
+def choose_backend(facts_by_host, wanted, paths, cables=None, deployed_on=None):
     """(backend, hostfile, [problem]): the hostfile every node holds for the backend asked (auto: the first of
-    AUTO_ORDER that every node holds the same copy of)."""
+    AUTO_ORDER that every node holds the same copy of). A deployment planned on some of the hostfile's nodes
+    (`deployed_on`) gets the hostfile narrowed to them (``narrow``, over `cables`); auto passes over a backend
+    that cannot be narrowed."""
     problems = []
     for backend in (AUTO_ORDER if wanted == "auto" else (wanted,)):
         copies = dict((host, _hostfile(facts, paths[backend])) for host, facts in facts_by_host.items())
         lacking = sorted(host for host, copy in copies.items() if copy is None)
         distinct = set(json.dumps(copy, sort_keys=True) for copy in copies.values() if copy is not None)
         if not lacking and len(distinct) == 1:
-            return backend, copies[sorted(copies)[0]], []
+            narrowed, why = narrow(copies[sorted(copies)[0]], deployed_on, cables or []) if deployed_on else (
+                copies[sorted(copies)[0]], None)
+            if narrowed:
+                return backend, narrowed, []
+            if wanted == "auto":
+                continue
+            problems.append(problem("serve_backend_unavailable", "serve_backend is %s, but the model is deployed on "
+                                    "%s alone and %s." % (backend, ", ".join(sorted(deployed_on)), why),
+                                    details={"backend": backend, "lacking": []}))
+            continue
         if wanted != "auto":
             why = ("%s hold(s) no %s hostfile (%s): site.yml writes one only where the cabling and RDMA allow that "
                    "backend" % (", ".join(lacking), backend, paths[backend])) if lacking else \
@@ -132,6 +145,45 @@ def choose_backend(facts_by_host, wanted, paths):
         problems.append(problem("serve_backend_unavailable", "No MLX hostfile is on every node (%s): the cluster has "
                                 "no backend to serve over." % ", ".join(sorted(paths.values()))))
     return None, None, problems
+
+
+def narrow(hostfile, members, cables):
+    """(hostfile, None) for a deployment on `members`, some or all of the hostfile's nodes, in the hostfile's rank
+    order; (None, why) when the backend cannot run on them alone. jaccl: the members' rows and columns of the
+    device matrix (a full mesh links every pair). ring: each member's own address on a cable from the member
+    before it (`cables`: the applied Thunderbolt plan's, cables_from_plan), as the rdma role's ring hostfile is
+    made. jaccl-ring names only its ring neighbours' devices, so it runs on every node or not at all."""
+    entries = hostfile["hosts"]
+    kept = [index for index, entry in enumerate(entries) if _name(entry) in members]
+    if len(kept) == len(entries):
+        return hostfile, None
+    if hostfile.get("backend") == "jaccl":
+        rows = [entries[i].get("rdma") or [None] * len(entries) for i in kept]
+        return dict(hostfile, hosts=[dict(entries[i], rdma=[row[j] for j in kept]) for i, row in zip(kept, rows)]), None
+    if hostfile.get("backend") != "ring":
+        return None, "%s's hostfile names only each node's ring neighbours' devices" % hostfile.get("backend")
+    order = [_name(entries[i]) for i in kept]
+    narrowed = []
+    for position, host in enumerate(order):
+        before = order[position - 1]
+        between = [c for c in cables if set((c["a"], c["b"])) == set((before, host))]
+        if not between:
+            return None, "no cable joins %s and %s, next to each other in its ring" % (before, host)
+        cable = between[0]  # cables_from_plan gives them in link id order
+        narrowed.append(dict(entries[kept[position]], ips=[cable["a_ip"] if cable["a"] == host else cable["b_ip"]]))
+    return dict(hostfile, hosts=narrowed), None
+
+
+def _cables(facts_by_host, path):
+    """The cables of the applied Thunderbolt plan the nodes hold (the first node's that reads), or []."""
+    for _host, facts in sorted(facts_by_host.items()):
+        document = ((facts.get("files") or {}).get(path) or {}).get("json")
+        if isinstance(document, dict) and isinstance(document.get("hosts"), dict):
+            try:
+                return cables_from_plan(document["hosts"])
+            except PlanError:
+                continue
+    return []
 
 
 def _rank_problems(records, order, name, mode="pipeline"):
@@ -251,7 +303,11 @@ def _plan(plan, facts_by_host, settings):
     if problems:
         return problems
     members = dict((host, facts_by_host[host]) for host in records)
-    backend, hostfile, problems = choose_backend(members, settings["backend"], settings["hostfile_paths"])
+    # A deployment planned on some of the nodes (deploy_model_nodes, deploy_model_smallest_fit): as many records as
+    # its ranks. Fewer records than ranks is a copy lost, which _rank_problems names.
+    planned_on = set(records) if set(int(r.get("ranks") or 0) for r in records.values()) == {len(records)} else None
+    backend, hostfile, problems = choose_backend(members, settings["backend"], settings["hostfile_paths"],
+                                                 _cables(members, settings["tb_plan_path"]), planned_on)
     if problems:
         return problems
     sample = records[sorted(records)[0]]
@@ -284,6 +340,7 @@ def _plan(plan, facts_by_host, settings):
                               "bytes": record.get("bytes"), "total_layers": max(r["layers"][1] for r in
                                                                                 records.values())})
     common = {"version": CONFIG_VERSION, "runtime": runtime, "model": name, "model_id": plan["model"]["model_id"],
+              "mode": mode,
               "ranks": count, "hosts": order, "backend": backend, "run_dir": settings["run_dir"],
               "ready_timeout": settings["ready_timeout"], "probe_interval": settings["probe_interval"],
               "stall_timeout": settings["stall_timeout"], "restart_limit": settings["restart_limit"],

@@ -9,13 +9,19 @@ KERNEL_VERSION_TEMPLATE = ("Darwin Kernel Version {darwin}: Tue Nov 18 21:09:56 
 
 
 def sw_vers(os_info, field=None):
+    """sw_vers as macOS prints it; a security response adds `ProductVersionExtra:` (one tab, a real 26.3.1 (a)
+    capture's layout) and `-productVersionExtra` prints it (nothing without one: unconfirmed)."""
+    extra = os_info.get("extra")
     values = {"productName": "macOS", "productVersion": os_info["version"],
-              "buildVersion": os_info["build"]}
+              "productVersionExtra": extra or "", "buildVersion": os_info["build"]}
     if field is not None:
-        return values[field] + "\n"
+        return values[field] + "\n" if values[field] else ""
     return ("ProductName:\t\tmacOS\n"
             "ProductVersion:\t\t{}\n"
-            "BuildVersion:\t\t{}\n").format(os_info["version"], os_info["build"])
+            "{}"
+            "BuildVersion:\t\t{}\n").format(os_info["version"],
+                                             "ProductVersionExtra:\t{}\n".format(extra) if extra else "",
+                                             os_info["build"])
 
 
 def kernel_version(os_info):

@@ -86,7 +86,9 @@ def software_items(os_info, computer_name, local_host_name, user, uptime_seconds
         "kernel_version": "Darwin " + os_info["darwin"],
         "local_host_name": local_host_name,
         "computer_name": computer_name,
-        "os_version": "macOS {} ({})".format(os_info["version"], os_info["build"]),
+        # With a security response: "macOS 26.3.1 (a) (25D771280a)" (a real capture's System Version: line).
+        "os_version": "macOS {} ({})".format(" ".join(p for p in (os_info["version"], os_info.get("extra")) if p),
+                                             os_info["build"]),
         "secure_vm": "secure_vm_enabled",
         "system_integrity": "integrity_enabled",
         "uptime": "up {}:{}:{:02d}:{:02d}".format(days, hours, minutes, seconds),

@@ -23,10 +23,11 @@ WRITABLE_SYSCTLS = ("iogpu.wired_limit_mb", "iogpu.wired_lwm_mb")
 @command("/usr/bin/sw_vers")
 def cmd_sw_vers(host, args):
     fields = {"-productName": "productName", "-productVersion": "productVersion",
-              "-buildVersion": "buildVersion", "--productName": "productName",
-              "--productVersion": "productVersion", "--buildVersion": "buildVersion"}
+              "-productVersionExtra": "productVersionExtra", "-buildVersion": "buildVersion",
+              "--productName": "productName", "--productVersion": "productVersion",
+              "--productVersionExtra": "productVersionExtra", "--buildVersion": "buildVersion"}
     if args and args[0] not in fields:
-        raise Fail(1, "Usage: sw_vers [-productName|-productVersion|-buildVersion]\n")
+        raise Fail(1, "Usage: sw_vers [-productName|-productVersion|-productVersionExtra|-buildVersion]\n")
     out(kernel.sw_vers(host.state["os"], fields[args[0]] if args else None))
     return 0
 

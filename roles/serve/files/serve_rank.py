@@ -9,9 +9,12 @@ launcher makes the deployment's counts (MACOPS_SERVE_SPLIT, JSON, rank order) th
 While no request is in flight, rank 0 polls its request queue every 0.1 s and then tells the other ranks
 through a collective (all_sum) whether it has one; they wait inside that collective, and MLX's ring backend
 waits by polling its socket without a pause (a non-blocking recv in a loop), so every idle rank but rank 0
-keeps a CPU core busy for as long as the model is served. This launcher lets those ranks rest for most of
-rank 0's poll instead, once a poll found nothing: an idle cluster costs a tenth of that, and the first
-request after a pause waits at most IDLE_REST_SECONDS longer for its first token.
+keeps a CPU core busy for as long as the model is served, and even resting through most of each poll, ten
+collectives a second cost every rank about a sixth of a core. Once a poll found nothing, this launcher makes
+rank 0's next poll IDLE_POLL_SECONDS long (it returns as soon as a request comes) and lets the other ranks rest
+for IDLE_REST_SECONDS of it: an idle cluster takes two collectives a second, and the first request after a
+pause waits at most IDLE_REST_SECONDS longer for its first token. A batch that generates polls without a
+timeout: no rest, every step counts.
 
 Rank 0 marks its progress for the supervisor, which tells a busy server from a hung one by it: the file named by
 MACOPS_SERVE_PROGRESS gets its modification time set at every evaluation (each prefill chunk and decoded token goes
@@ -35,8 +38,9 @@ import re
 import sys
 import time
 
-# Rank 0's idle poll is 0.1 s (mlx_lm.server's generation loop): the others rest 90 % of it.
-IDLE_REST_SECONDS = 0.09
+# Rank 0's poll once a poll found nothing (mlx_lm.server's own is 0.1 s); the others rest 90 % of it.
+IDLE_POLL_SECONDS = 0.5
+IDLE_REST_SECONDS = 0.45
 MARK_EVERY_SECONDS = 0.25
 
 
@@ -94,9 +98,10 @@ def use_split(split):
     pipeline.PipelineMixin.pipeline = pipeline_with_split
 
 
-def rest_when_idle(server):
-    """Let this rank sleep before each idle poll that follows an empty one (ranks other than 0). False, and
-    mlx_lm.server as is, when its generator has no ``_next_request(timeout)`` to wrap."""
+def slow_when_idle(server, rank):
+    """Once a poll found nothing, make the next idle poll IDLE_POLL_SECONDS long on rank 0 and let the other ranks
+    sleep IDLE_REST_SECONDS before it. False, and mlx_lm.server as is, when its generator has no
+    ``_next_request(timeout)`` to wrap."""
     generator = getattr(server, "ResponseGenerator", None)
     poll = getattr(generator, "_next_request", None)
     if poll is None:
@@ -105,7 +110,10 @@ def rest_when_idle(server):
     def next_request(self, timeout=None):
         # timeout is None while a batch generates: then no rest, every step counts.
         if timeout is not None and getattr(self, "_macops_idle", False):
-            time.sleep(min(IDLE_REST_SECONDS, timeout))
+            if rank == 0:
+                timeout = max(timeout, IDLE_POLL_SECONDS)
+            else:
+                time.sleep(IDLE_REST_SECONDS)
         request = poll(self, timeout)
         self._macops_idle = request is None
         return request
@@ -173,7 +181,7 @@ def main():
         use_split(split)
     from mlx_lm import server
 
-    if int(os.environ.get("MLX_RANK") or 0) > 0 and not rest_when_idle(server):
+    if not slow_when_idle(server, int(os.environ.get("MLX_RANK") or 0)):
         sys.stderr.write("serve_rank: this mlx-lm has no ResponseGenerator._next_request; idle ranks poll as is\n")
     if os.environ.get("MACOPS_SERVE_PROGRESS"):
         mark_progress(os.environ["MACOPS_SERVE_PROGRESS"], server)

@@ -38,7 +38,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -46,6 +45,7 @@ import time
 
 import serve_front  # beside this file (the script's directory is first on sys.path); the leader's HTTP side
 import serve_logs  # beside this file: the logs newsyslog rotates
+from serve_launch import addresses_up, launch_files, start_blockers  # beside this file: what a start needs
 STOP_GRACE_SECONDS = 10.0
 # A generation ready this long before it fails starts a new row of failures (the cap counts failures in a row).
 STABLE_SECONDS = 300.0
@@ -70,75 +70,11 @@ def log(message):
 log.file = None
 
 
-def log_dir(config):
-    """serve_log_dir on the node (the run directory where a configuration names none)."""
-    return config.get("log_dir") or config["run_dir"]
-
-
 def write_json(path, document):
     temporary = "%s.%d.tmp" % (path, os.getpid())
     with open(temporary, "w") as handle:
         json.dump(document, handle, indent=2, sort_keys=True)
     os.rename(temporary, path)
-
-
-def addresses_up(addresses):
-    """True when every address is one of this node's (it can be bound)."""
-    for address in addresses:
-        probe = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        try:
-            probe.bind((address, 0))
-        except OSError:
-            return False
-        finally:
-            probe.close()
-    return True
-
-
-# RDMA port states as ibv_devinfo prints them (Apple TN3205): "state: PORT_ACTIVE (4)"; JACCL also needs an
-# IPv4-mapped GID ("::ffff:a.b.c.d", the port's interface carrying an IPv4 address: mlx rdma.cpp).
-PORT_STATE = re.compile(r"^\s*state:\s*(\S+)", re.M)
-IPV4_GID = re.compile(r"GID\[\s*\d+\]:\s*::ffff:\d", re.I)
-
-
-def start_blockers(config):
-    """Why this node's rank cannot start now ([] when it can), checked before every start, so a start that would
-    fail (and on JACCL leak an RDMA protection domain) is not made: the addresses its backend binds (ring: its
-    Thunderbolt addresses; JACCL: its management address) and, for JACCL, each of its RDMA devices active with an
-    IPv4-mapped GID. The leader's control port answering is the coordinator's host reachable (the heartbeat)."""
-    blockers = []
-    missing = [address for address in config["wait_for_addresses"] if not addresses_up([address])]
-    if missing:
-        blockers.append("address %s is not up" % ", ".join(missing))
-    if config.get("backend") in ("jaccl", "jaccl-ring"):
-        devices = [device for device in (config["launch"]["rdma"][config["rank"]] or []) if device]
-        for device in devices:
-            try:
-                shown = subprocess.run(["ibv_devinfo", "-v", "-d", device], check=False,
-                                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=10,
-                                       universal_newlines=True).stdout
-            except (OSError, subprocess.SubprocessError) as exc:
-                blockers.append("%s cannot be read: %s" % (device, exc))
-                continue
-            state = PORT_STATE.search(shown)
-            if not state or state.group(1) != "PORT_ACTIVE":
-                blockers.append("RDMA device %s is %s" % (device, state.group(1) if state else "not listed"))
-            elif not IPV4_GID.search(shown):
-                blockers.append("RDMA device %s has no IPv4 address (JACCL needs an IPv4-mapped GID)" % device)
-    return blockers
-
-
-def launch_files(config, generation):
-    """{variable: file content} and {variable: value} MLX's init reads for this generation. Generations take turns
-    between the plan's two port blocks, so a new rank 0 never waits for the old one's port to leave TIME_WAIT."""
-    launch = config["launch"]
-    ports = launch["ports"][generation % 2]
-    if config["backend"] == "ring":
-        return {"MLX_HOSTFILE": json.dumps([["%s:%d" % (ip, ports[i])] for i, ip in enumerate(launch["ips"])])}, {}
-    env = {"MLX_JACCL_COORDINATOR": "%s:%d" % (launch["ips"][0], ports[0])}
-    if config["backend"] == "jaccl-ring":
-        env["MLX_JACCL_RING"] = "1"
-    return {"MLX_IBV_DEVICES": json.dumps(launch["rdma"])}, env
 
 
 class Rank(object):
@@ -149,7 +85,7 @@ class Rank(object):
         self.proc = None
         self.generation = self.boot = None
         self.exit_code = None
-        self.output = serve_logs.LogFile(os.path.join(log_dir(config), "rank.log"))
+        self.output = serve_logs.LogFile(os.path.join(config["log_dir"], "rank.log"))
         self.errors, self.pump = [], None
         self.exited_at = None
 
@@ -645,8 +581,8 @@ class Follower(Supervisor):
 def main(argv):
     with open(argv[1]) as handle:
         config = json.load(handle)
-    if config.get("log_dir"):  # the same file as launchd's StandardOutPath, opened again when newsyslog rotates it
-        log.file = serve_logs.LogFile(os.path.join(config["log_dir"], "serve.log"), standard_streams=True)
+    # The same file as launchd's StandardOutPath, opened again when newsyslog rotates it.
+    log.file = serve_logs.LogFile(os.path.join(config["log_dir"], "serve.log"), standard_streams=True)
     if config.get("runtime") == "exo":
         import serve_exo  # beside this file: rank 0's node places the instance through exo's API
         supervisor = serve_exo.ExoLeader(config)

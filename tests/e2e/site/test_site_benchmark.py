@@ -99,9 +99,9 @@ def test_the_report_holds_real_plots_a_person_can_open(bench):
 def test_the_pipelined_generate_run_works_across_the_four_nodes(bench):
     generate = bench.first["suites"]["generate"]
     one, pipelined = generate["results"]
-    assert (one["nodes"], one["pipeline"], one["hosts"]) == (1, False, ["mac1"])
-    assert (pipelined["nodes"], pipelined["pipeline"], pipelined["backend"], pipelined["hosts"]) == (4, True, "ring",
-                                                                                                   HOSTS)
+    assert (one["nodes"], one["mode"], one["hosts"]) == (1, "single", ["mac1"])
+    assert (pipelined["nodes"], pipelined["mode"], pipelined["backend"], pipelined["hosts"]) == (4, "pipeline", "ring",
+                                                                                               HOSTS)
     for result in (one, pipelined):
         assert result["ok"] and result["model"] == "/Users/admin/models/tiny-qwen2" and result["layers"] == 8
         assert result["generation_tps"] > 0 and result["prompt_tps"] > 0 and result["peak_memory_gb"] >= 0

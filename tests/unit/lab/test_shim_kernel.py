@@ -21,6 +21,30 @@ def test_sw_vers_follows_the_state(lab):
     with lab.edit_state() as state:
         state["os"].update({"version": "26.5.1", "build": "25F80"})
     assert lab.run("sw_vers", "-buildVersion").out == "25F80\n"
+    assert lab.run("sw_vers", "-productVersionExtra").out == ""
+
+
+def test_a_security_response_shows_as_a_real_mac_shows_it(lab):
+    """Issue 48: a Mac carrying the Background Security Improvement 26.3.1 (a): sw_vers adds ProductVersionExtra (one
+    tab) and the response's build; system_profiler's System Version has both; our own parsers read them."""
+    from macsim.profiles import os_info
+    from ansible_collections.macops.cluster.plugins.module_utils import _sw_vers, _system_profiler
+
+    with lab.edit_state() as state:
+        state["os"] = os_info("26.3.1 (a)", "25D771280a")
+    full = lab.run("sw_vers").out
+    assert full == ("ProductName:\t\tmacOS\nProductVersion:\t\t26.3.1\nProductVersionExtra:\t(a)\n"
+                    "BuildVersion:\t\t25D771280a\n")
+    assert lab.run("sw_vers", "-productVersionExtra").out == "(a)\n"
+    parsed = _sw_vers.parse_full(full)
+    assert (parsed["product_version"], parsed["product_version_extra"], parsed["build_version"]) == (
+        "26.3.1", "(a)", "25D771280a")
+    profile = json.loads(lab.run("system_profiler", "-json", "SPSoftwareDataType").out)["SPSoftwareDataType"]
+    assert profile[0]["os_version"] == "macOS 26.3.1 (a) (25D771280a)"
+    software = _system_profiler.parse_software(profile)
+    assert (software["macos_version"], software["macos_version_extra"], software["macos_build"]) == (
+        "26.3.1", "(a)", "25D771280a")
+    assert "System Version: macOS 26.3.1 (a) (25D771280a)" in lab.run("system_profiler", "SPSoftwareDataType").out
 
 
 def test_uname_fields(lab):

@@ -41,6 +41,30 @@ def test_the_offered_update_is_listed_with_its_build_in_the_label(offered):
     assert "* Label: macOS Tahoe 26.3-25D60\n\tTitle: macOS Tahoe 26.3, Version: 26.3, Size: 3829595KiB, " in listed
 
 
+def test_a_security_response_is_offered_listed_and_installed_as_macos_26_does_it(offered, fake_launchd):
+    """Issue 48: the Background Security Improvement 26.3.1 (a) offered on 26.3.1: listed in a real capture's shape
+    (our parser reads its letter and its eight-digit build), installed like any macOS update, and the host restarts
+    carrying it."""
+    from ansible_collections.macops.cluster.plugins.module_utils import _softwareupdate
+    from macsim.profiles import os_info
+
+    with offered.edit_state() as state:
+        state["os"] = os_info("26.3.1", "25D2128")
+        state["pending_updates"] = [faults_settings.macos_update("26.3.1 (a)", "25D771280a")]
+    listed = offered.run("softwareupdate", "--list").out
+    assert ("* Label: macOS Background Security Improvement (a)-25D771280a\n\tTitle: macOS Background Security "
+            "Improvement (a), Version: 26.3.1 (a), Size: 208896KiB, ") in listed
+    [parsed] = _softwareupdate.parse_list(listed)
+    assert (parsed["version"], parsed["version_extra"], parsed["build"]) == ("26.3.1", "(a)", "25D771280a")
+    result = install(offered, "--user", "admin", "--stdinpass", label=parsed["label"],
+                     env={"MACLAB_INIT_PID": str(fake_launchd.pid)})
+    assert result.rc == 0, result
+    assert power_request(offered) == "authrestart" and wait_exit(fake_launchd, 5) == -15
+    state = offered.state()
+    assert updates.staged_boot(state) and state["os"] == {"version": "26.3.1", "extra": "(a)", "build": "25D771280a",
+                                                          "darwin": "25.3.0"}
+
+
 def test_an_install_downloads_prepares_and_restarts_into_the_new_build(offered, fake_launchd):
     result = install(offered, "--user", "admin", "--stdinpass", env={"MACLAB_INIT_PID": str(fake_launchd.pid)})
     assert result.rc == 0, result

@@ -78,7 +78,8 @@ def exo_config(tmp_path, api_port, endpoint, min_nodes=2):
     return {"version": 1, "runtime": "exo", "model": "tiny", "model_id": "org/tiny", "model_path": "/models/tiny",
             "rank": 0, "ranks": min_nodes, "hosts": ["mac%d" % (n + 1) for n in range(min_nodes)], "backend": "ring",
             "endpoint": {"host": "127.0.0.1", "port": endpoint, "url": "http://127.0.0.1:%d" % endpoint},
-            "wait_for_addresses": [], "run_dir": str(tmp_path), "api_key_file": None, "ready_timeout": 20,
+            "wait_for_addresses": [], "run_dir": str(tmp_path),
+            "log_dir": str(tmp_path), "api_key_file": None, "ready_timeout": 20,
             "probe_interval": 2, "stall_timeout": 10, "restart_limit": 2, "heartbeat_timeout": 5,
             "exo": {"api_port": api_port, "model_id": "org/tiny", "sharding": "Pipeline", "instance_meta": "MlxRing",
                     "min_nodes": min_nodes}}

@@ -22,6 +22,7 @@ from test_serve_supervisor import STANDIN_ANSWERS, free_port, leader_factory, re
 FILES = os.path.join(os.path.dirname(__file__), "..", "..", "..", "roles", "serve", "files")
 sys.path.insert(0, FILES)
 import serve_front  # noqa: E402
+import serve_launch  # noqa: E402
 import serve_supervisor  # noqa: E402
 
 STALL = 6
@@ -255,7 +256,7 @@ def test_a_leaders_restart_is_not_blamed_on_a_follower_still_running_its_last_ru
     """The leader's generations count from 1 again after its supervisor restarts: a follower's rank of the earlier
     run's generation 1 (its boot differs) is not this run's, so its exit is no failure of this run's generation."""
     config = {"ranks": 2, "rank": 0, "hosts": ["mac1", "mac2"], "heartbeat_timeout": 10, "wait_for_addresses": [],
-              "run_dir": str(tmp_path)}
+              "run_dir": str(tmp_path), "log_dir": str(tmp_path)}
     leader = serve_supervisor.Leader(config)
     leader.generation, leader.state = 1, "starting"
     answer = leader.heartbeat({"rank": 1, "host": "mac2", "generation": 1, "boot": "0ld0ld00",
@@ -300,23 +301,24 @@ def test_a_jaccl_rank_starts_only_with_its_rdma_devices_active_and_addressed(tmp
               "launch": {"rdma": [[None, "rdma_en3", "rdma_en4"], ["rdma_en3", None, "rdma_en5"], [None, None, None]]}}
     (tmp_path / "rdma_en3.state").write_text("PORT_DOWN (1)")
     (tmp_path / "rdma_en3.gids").write_text("\t\t\tGID[  0]:\t\tfe80::345e:bff:fe41:7c02\n")
-    assert serve_supervisor.start_blockers(config) == [
+    assert serve_launch.start_blockers(config) == [
         "RDMA device rdma_en3 is PORT_DOWN", "RDMA device rdma_en5 is not listed"]
     (tmp_path / "rdma_en3.state").write_text("PORT_ACTIVE (4)")
     (tmp_path / "rdma_en5.state").write_text("PORT_ACTIVE (4)")
     (tmp_path / "rdma_en5.gids").write_text("\t\t\tGID[  1]:\t\t::ffff:169.254.0.2\n")
-    assert serve_supervisor.start_blockers(config) == [
+    assert serve_launch.start_blockers(config) == [
         "RDMA device rdma_en3 has no IPv4 address (JACCL needs an IPv4-mapped GID)"]
     (tmp_path / "rdma_en3.gids").write_text("\t\t\tGID[  1]:\t\t::ffff:169.254.0.1\n")
-    assert serve_supervisor.start_blockers(config) == []
-    assert serve_supervisor.start_blockers(dict(config, wait_for_addresses=["198.18.255.254"])) == [
+    assert serve_launch.start_blockers(config) == []
+    assert serve_launch.start_blockers(dict(config, wait_for_addresses=["198.18.255.254"])) == [
         "address 198.18.255.254 is not up"]
-    assert serve_supervisor.start_blockers(dict(config, backend="ring", rank=2)) == []
+    assert serve_launch.start_blockers(dict(config, backend="ring", rank=2)) == []
 
 
 def test_the_leader_waits_for_a_rank_that_cannot_start_without_counting_a_failure(tmp_path):
     config = {"ranks": 2, "rank": 0, "hosts": ["mac1", "mac2"], "heartbeat_timeout": 10, "backend": "ring",
-              "wait_for_addresses": ["127.0.0.1"], "run_dir": str(tmp_path), "model": "tiny", "restart_limit": 3}
+              "wait_for_addresses": ["127.0.0.1"], "run_dir": str(tmp_path),
+              "log_dir": str(tmp_path), "model": "tiny", "restart_limit": 3}
     leader = serve_supervisor.Leader(config)
     leader.heartbeat({"rank": 1, "host": "mac2", "generation": None, "rank_state": "none",
                       "blockers": ["RDMA device rdma_en3 is PORT_DOWN"]})
@@ -335,7 +337,8 @@ def test_the_rank_blamed_is_the_one_with_an_error_of_its_own_even_while_its_proc
     """A follower whose load failed in its generation thread lives on (its error printed) while its ring peer aborts
     on the lost connection: the peer's exit is not the cause. Rank 0's own "peer lost" error is no start failure."""
     config = {"ranks": 3, "rank": 0, "hosts": ["mac1", "mac2", "mac3"], "heartbeat_timeout": 10, "backend": "ring",
-              "wait_for_addresses": [], "run_dir": str(tmp_path), "model": "tiny", "restart_limit": 3}
+              "wait_for_addresses": [], "run_dir": str(tmp_path),
+              "log_dir": str(tmp_path), "model": "tiny", "restart_limit": 3}
     leader = serve_supervisor.Leader(config)
     leader.generation = 1
     common = {"generation": 1, "boot": leader.boot}

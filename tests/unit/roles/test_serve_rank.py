@@ -27,7 +27,7 @@ def test_a_rank_rests_only_before_an_idle_poll_that_follows_an_empty_one(monkeyp
     slept = []
     monkeypatch.setattr(serve_rank.time, "sleep", slept.append)
     server = fake_server([None, None, ("queue", "request", "args"), None, None])
-    assert serve_rank.rest_when_idle(server)
+    assert serve_rank.slow_when_idle(server, 2)
     generator = server.ResponseGenerator()
     results = [generator._next_request(0.1), generator._next_request(0.1)]
     assert slept == [serve_rank.IDLE_REST_SECONDS]  # the first poll found nothing: the second one rested first
@@ -40,20 +40,24 @@ def test_a_rank_rests_only_before_an_idle_poll_that_follows_an_empty_one(monkeyp
     assert server.ResponseGenerator.polls == [0.1, 0.1, 0.1, 0.1, None]
 
 
-def test_a_rest_is_never_longer_than_rank_0_s_poll(monkeypatch):
+def test_rank_0_waits_longer_on_an_idle_queue_and_the_others_rest_through_most_of_that_wait(monkeypatch):
+    """An idle cluster takes two collectives a second, not ten: rank 0's queue wait (which a request ends at once)
+    is IDLE_POLL_SECONDS once a poll found nothing, and the others sleep IDLE_REST_SECONDS of it."""
     slept = []
     monkeypatch.setattr(serve_rank.time, "sleep", slept.append)
-    server = fake_server([None, None])
-    serve_rank.rest_when_idle(server)
+    server = fake_server([None, None, ("queue", "request", "args"), None, None])
+    assert serve_rank.slow_when_idle(server, 0)
     generator = server.ResponseGenerator()
-    generator._next_request(0.01)
-    generator._next_request(0.01)
-    assert slept == [0.01]
+    for timeout in (0.1, 0.1, 0.1, 0.1, None):
+        generator._next_request(timeout)
+    assert slept == [] and server.ResponseGenerator.polls == [0.1, serve_rank.IDLE_POLL_SECONDS,
+                                                              serve_rank.IDLE_POLL_SECONDS, 0.1, None]
+    assert serve_rank.IDLE_REST_SECONDS < serve_rank.IDLE_POLL_SECONDS <= 1.0
 
 
 def test_an_mlx_lm_without_the_poll_runs_as_is():
-    assert serve_rank.rest_when_idle(types.SimpleNamespace()) is False
-    assert serve_rank.rest_when_idle(types.SimpleNamespace(ResponseGenerator=object)) is False
+    assert serve_rank.slow_when_idle(types.SimpleNamespace(), 1) is False
+    assert serve_rank.slow_when_idle(types.SimpleNamespace(ResponseGenerator=object), 0) is False
 
 
 def test_rank_0_marks_every_evaluation_and_poll_at_most_every_quarter_second(tmp_path, monkeypatch):

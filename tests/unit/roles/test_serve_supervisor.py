@@ -82,6 +82,7 @@ def leader(tmp_path, leader_factory):
               "server_args": [str(internal)],
               "launch": {"ips": ["127.0.0.1"], "rdma": [[]], "ports": [[free_port()], [free_port()]]},
               "launch_env": {"MLX_RANK": "0", "FAKE_MODE": str(mode)}, "run_dir": str(tmp_path),
+              "log_dir": str(tmp_path),
               "api_key_file": str(key_file), "ready_timeout": 20, "probe_interval": 5, "stall_timeout": 10,
               "restart_limit": 2, "heartbeat_timeout": 5}
     leader = leader_factory(config)
@@ -194,7 +195,7 @@ def test_a_follower_counts_as_there_only_when_heard_from_since_the_last_generati
     generation waits for it (waiting_ranks) instead of starting without it and failing a second time."""
     import serve_supervisor
     config = {"ranks": 3, "rank": 0, "hosts": ["mac1", "mac2", "mac3"], "heartbeat_timeout": 10,
-              "wait_for_addresses": [], "run_dir": str(tmp_path)}
+              "wait_for_addresses": [], "run_dir": str(tmp_path), "log_dir": str(tmp_path)}
     leader = serve_supervisor.Leader(config)
     now = time.time()
     leader.followers = {1: {"seen": now - 1}, 2: {"seen": now - 3}}

@@ -12,7 +12,9 @@ from ansible_collections.macops.cluster.plugins.plugin_utils._serve_plan import 
 HOSTS = ["mac1", "mac2", "mac3", "mac4"]
 PATHS = {"ring": "/state/hostfile-ring.json", "jaccl": "/state/hostfile-jaccl.json",
          "jaccl-ring": "/state/hostfile-jaccl-ring.json"}
-SETTINGS = {"model_name": "", "runtime": "", "backend": "auto", "hostfile_paths": PATHS, "host": "", "port": "8080",
+TB_PLAN = "/state/thunderbolt-plan.json"
+SETTINGS = {"model_name": "", "runtime": "", "backend": "auto", "hostfile_paths": PATHS, "tb_plan_path": TB_PLAN,
+            "host": "", "port": "8080",
             "control_port": 8081, "internal_port": 18080, "ring_port": 32343,
             "addresses": dict((h, "198.18.0.%d" % (11 + i)) for i, h in enumerate(HOSTS)), "python": "/venv/python3",
             "launcher": "/serve/serve_rank.py", "run_dir": "/serve/run", "api_key_file": None, "ready_timeout": 600,
@@ -396,3 +398,81 @@ def test_a_tensor_parallel_deployment_is_served_on_every_rank_without_pipeline_o
         assert "--pipeline" not in config["server_args"]
         assert json.loads(config["launch_env"]["MACOPS_SERVE_LAYERS"]) == {"layers": None, "mode": "tensor"}
     assert codes(serve_plan(tensor_facts([(0, 8)] * 3 + [(0, 6)]), SETTINGS)) == ["serve_split_mismatch"]
+
+
+def mesh_plan(order):
+    """thunderbolt-plan.json's hosts for a full mesh of `order`: one cable a pair, 198.19.n.1 and .2 at its ends."""
+    hosts = {}
+    pairs = [(a, b) for i, a in enumerate(order) for b in order[i + 1:]]
+    for number, (a, b) in enumerate(pairs):
+        link_id = "%s:en%d--%s:en%d" % (a, number + 2, b, number + 2)
+        for host, peer, mine, theirs in ((a, b, 1, 2), (b, a, 2, 1)):
+            hosts.setdefault(host, {})["en%d" % (number + 2)] = {
+                "ip": "198.19.%d.%d" % (number, mine), "peer_ip": "198.19.%d.%d" % (number, theirs), "peer_host": peer,
+                "link_id": link_id, "netmask": "255.255.255.252", "prefix": 30}
+    return hosts
+
+
+def subset_facts(deployed, backends=("ring",), cabling=None, mode="pipeline"):
+    """Every node holds the hostfiles of all four and the applied plan; `deployed` ({host: layers}, rank order)
+    holds model `two`, deployed on those nodes alone (deploy_model_nodes or deploy_model_smallest_fit)."""
+    result = facts({}, backends=backends)
+    for host in HOSTS:
+        result[host]["files"][TB_PLAN] = {"exists": True, "json": {"hosts": cabling or mesh_plan(HOSTS)}}
+    for rank, (host, layers) in enumerate(deployed):
+        result[host]["models"] = [record("two", rank, layers, ranks=len(deployed), mode=mode)]
+    return result
+
+
+def test_a_model_deployed_on_two_of_four_nodes_is_served_over_a_ring_of_their_own_cable():
+    """Issue 47: a deployment on some of the nodes used to stop serve-model.yml with a KeyError; its ranks now run
+    on those nodes alone, over the cable that joins them, and the other nodes run nothing."""
+    plan = serve_plan(subset_facts([("mac1", (0, 8)), ("mac3", (0, 8))], mode="tensor"), SETTINGS)
+    assert codes(plan) == [] and sorted(plan["configs"]) == ["mac1", "mac3"]
+    assert [(r["rank"], r["host"]) for r in plan["ranks"]] == [(0, "mac1"), (1, "mac3")]
+    cable = mesh_plan(HOSTS)["mac1"]["en3"]  # the mac1-mac3 cable, the second pair
+    assert cable["peer_host"] == "mac3"
+    leader, follower = plan["configs"]["mac1"], plan["configs"]["mac3"]
+    assert leader["launch"]["ips"] == [cable["ip"], cable["peer_ip"]] and leader["hosts"] == ["mac1", "mac3"]
+    assert follower["wait_for_addresses"] == [cable["peer_ip"]] and follower["ranks"] == 2
+    assert leader["launch"]["ports"] == [[32343, 32344], [32345, 32346]]
+    assert all(plan["actions"][host] == dict(plan["actions"][host], start=False) for host in ("mac2", "mac4"))
+    pipelined = serve_plan(subset_facts([("mac2", (4, 8)), ("mac4", (0, 4))]), SETTINGS)
+    assert codes(pipelined) == [] and pipelined["configs"]["mac2"]["launch"]["ips"] == [
+        mesh_plan(HOSTS)["mac2"]["en6"]["ip"], mesh_plan(HOSTS)["mac4"]["en6"]["ip"]]
+
+
+def test_jaccl_keeps_the_members_rows_and_columns_and_jaccl_ring_gives_way_to_ring():
+    plan = serve_plan(subset_facts([("mac2", (0, 8)), ("mac4", (0, 8))], backends=("jaccl", "ring"), mode="tensor"),
+                      SETTINGS)
+    assert codes(plan) == [] and plan["backend"] == "jaccl"
+    assert plan["configs"]["mac2"]["launch"]["rdma"] == [[None, "rdma_en3"], ["rdma_en1", None]]
+    # jaccl-ring's hostfile names ring neighbours only: auto serves the pair over ring, jaccl-ring asked is refused.
+    auto = serve_plan(subset_facts([("mac1", (0, 8)), ("mac3", (0, 8))], backends=("jaccl-ring", "ring"),
+                                   mode="tensor"), SETTINGS)
+    assert codes(auto) == [] and auto["backend"] == "ring"
+    asked = serve_plan(subset_facts([("mac1", (0, 8)), ("mac3", (0, 8))], backends=("jaccl-ring", "ring"),
+                                    mode="tensor"), dict(SETTINGS, backend="jaccl-ring"))
+    [found] = asked["problems"]
+    assert found["code"] == "serve_backend_unavailable" and "deployed on mac1, mac3 alone" in found["message"]
+
+
+def test_members_that_no_cable_joins_are_refused_naming_the_pair():
+    ring_cabling = dict((host, ports) for host, ports in mesh_plan(HOSTS).items())
+    for host in ("mac1", "mac3"):  # take the mac1-mac3 cable out: a ring mac1-mac2-mac3-mac4
+        ring_cabling[host] = dict((port, end) for port, end in ring_cabling[host].items()
+                                  if end["peer_host"] not in ("mac1", "mac3"))
+    plan = serve_plan(subset_facts([("mac1", (0, 8)), ("mac3", (0, 8))], cabling=ring_cabling, mode="tensor"),
+                      dict(SETTINGS, backend="ring"))
+    [found] = plan["problems"]
+    assert found["code"] == "serve_backend_unavailable" and "no cable joins mac3 and mac1" in found["message"]
+    assert plan["configs"] == {}
+
+
+def test_a_tensor_rank_needs_its_share_of_the_full_copy_not_all_of_it():
+    """Each node holds the whole model for tensor parallel, and each rank loads a quarter of every layer."""
+    nodes = sized(with_memory(tensor_facts([(0, 8)] * 4), 100 * GIB), "tp", 200)
+    assert codes(serve_plan(nodes, SETTINGS)) == []  # 50 GB + 20 % on each node, not 240 GB
+    nodes["mac2"]["memory"]["available_bytes"] = 40 * GIB
+    [found] = serve_plan(nodes, SETTINGS)["problems"]
+    assert found["host"] == "mac2" and "needs about 60.0 GB (its 50.0 GB of weights + 20 %)" in found["message"]

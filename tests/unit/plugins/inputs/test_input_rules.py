@@ -217,6 +217,8 @@ GOOD_DEPLOY = {"deploy_model_source": "/Users/admin/staging/m", "deploy_model_so
     ({"deploy_model_hub_id": "org/m", "deploy_model_hub_revision": ""}, "deploy_model_hub_revision",
      "the revision is empty"),
     ({"deploy_model_stall_timeout": 1}, "deploy_model_stall_timeout", "5 or more"),
+    ({"deploy_model_nodes": ["mac3", "mac1"]}, None, None),
+    ({"deploy_model_nodes": ["mac1", "studio-9"]}, "deploy_model_nodes", "each must be a node of the group macs (mac1"),
     # absent removes a model by its name: no source, no source host needed; the name must be one.
     ({"deploy_model_state": "absent", "deploy_model_source": "", "deploy_model_source_host": "", "deploy_model_name": "m"},
      None, None),

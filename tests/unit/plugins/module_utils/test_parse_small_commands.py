@@ -6,11 +6,19 @@ from ansible_collections.macops.cluster.plugins.module_utils import _ibv_devices
 from ansible_collections.macops.cluster.plugins.module_utils._parsing import ParseError
 
 VALID_SW_VERS = [
-    ("sw_vers/tahoe_26_2.txt", {"product_name": "macOS", "product_version": "26.2", "build_version": "25C56", "extra": {}}),
-    ("sw_vers/tahoe_26_5_1.txt", {"product_name": "macOS", "product_version": "26.5.1", "build_version": "25F80", "extra": {}}),
-    ("sw_vers/sequoia_15_6.txt", {"product_name": "macOS", "product_version": "15.6", "build_version": "24G84", "extra": {}}),
+    ("sw_vers/tahoe_26_2.txt", {"product_name": "macOS", "product_version": "26.2", "product_version_extra": None,
+                                "build_version": "25C56", "extra": {}}),
+    ("sw_vers/tahoe_26_5_1.txt", {"product_name": "macOS", "product_version": "26.5.1", "product_version_extra": None,
+                                  "build_version": "25F80", "extra": {}}),
+    ("sw_vers/sequoia_15_6.txt", {"product_name": "macOS", "product_version": "15.6", "product_version_extra": None,
+                                  "build_version": "24G84", "extra": {}}),
     ("sw_vers/rapid_security_response.txt",
-     {"product_name": "macOS", "product_version": "26.2", "build_version": "25C56a", "extra": {"ProductVersionExtra": "(a)"}}),
+     {"product_name": "macOS", "product_version": "26.2", "product_version_extra": "(a)", "build_version": "25C56a",
+      "extra": {}}),
+    # Issue 48: a real 26.3.1 carrying the Background Security Improvement (a): the response's longer build.
+    ("sw_vers/tahoe_26_3_1_bsi_a.txt",
+     {"product_name": "macOS", "product_version": "26.3.1", "product_version_extra": "(a)",
+      "build_version": "25D771280a", "extra": {}}),
 ]
 INVALID_SW_VERS = [
     ("", "the output is empty"),
@@ -18,6 +26,7 @@ INVALID_SW_VERS = [
     (read_fixture("sw_vers/garbage.txt"), "is not `Key: value`"),
     ("ProductVersion: 26.two\nBuildVersion: 25C56\n", "'26.two' is not a version"),
     ("ProductVersion: 26.2\nBuildVersion: latest\n", "'latest' is not a build"),
+    ("ProductVersion: 26.2\nProductVersionExtra: a\nBuildVersion: 25C56a\n", "'a' is not a security response"),
 ]
 
 
@@ -132,3 +141,22 @@ def test_ibv_devices_rejects(fixture):
 @pytest.mark.parametrize("device, interface", [("rdma_en3", "en3"), ("rdma_", None), ("mlx5_0", None)])
 def test_ibv_devices_interface_of(device, interface):
     assert _ibv_devices.interface_of(device) == interface
+
+
+@pytest.mark.parametrize("text, parts, key", [
+    ("26.3", ("26.3", None), (26, 3, 0, "")),
+    ("26.3.1 (a)", ("26.3.1", "(a)"), (26, 3, 1, "a")),
+    ("26.3.1(b)", ("26.3.1", "(b)"), (26, 3, 1, "b")),
+])
+def test_a_release_with_its_security_response_splits_and_sorts(text, parts, key):
+    assert _sw_vers.split_release(text) == parts and _sw_vers.release_key(text) == key
+    assert _sw_vers.release(*parts) == text.replace("1(b)", "1 (b)")
+
+
+def test_releases_sort_with_their_security_responses_between_the_patch_releases():
+    order = ["26.3", "26.3.1", "26.3.1 (a)", "26.3.1 (b)", "26.3.2", "26.4"]
+    assert sorted(reversed(order), key=_sw_vers.release_key) == order
+    assert _sw_vers.release_key("26.3.1", "(a)") == _sw_vers.release_key("26.3.1 (a)")
+    for bad in ("26.3.1 a", "26.3.1 (A)", "latest", ""):
+        with pytest.raises(ValueError):
+            _sw_vers.split_release(bad)

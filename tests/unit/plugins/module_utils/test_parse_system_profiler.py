@@ -54,6 +54,17 @@ def test_software(fixture, expected):
     assert (software["macos_version"], software["macos_build"], software["kernel"]) == expected
 
 
+def test_software_with_a_security_response():
+    """Issue 48: `System Version: macOS 26.3.1 (a) (25D771280a)` on a Mac carrying the Background Security Improvement
+    (a) (a real capture's text; the JSON's os_version is read the same way)."""
+    software = sp.parse_software([{"_name": "os_overview", "os_version": "macOS 26.3.1 (a) (25D771280a)",
+                                   "kernel_version": "Darwin 25.3.0"}])
+    assert (software["macos_version"], software["macos_version_extra"], software["macos_build"]) == (
+        "26.3.1", "(a)", "25D771280a")
+    plain = sp.parse_software(load("studio_m3_ultra.json")[sp.SOFTWARE])
+    assert plain["macos_version_extra"] is None
+
+
 def test_thunderbolt_studio():
     ports = sp.parse_thunderbolt(load("studio_m3_ultra.json")[sp.THUNDERBOLT])
     assert [(p["receptacle"], p["bus"], p["speed"], p["speed_gbps"], p["link"], p["connected"]) for p in ports] == [

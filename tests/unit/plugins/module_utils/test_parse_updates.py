@@ -10,7 +10,23 @@ from ansible_collections.macops.cluster.plugins.module_utils._parsing import Par
 def test_a_listed_macos_update_carries_its_build_and_size():
     [update] = _softwareupdate.parse_list(fixture("softwareupdate/list_sequoia_15_3.txt"))
     assert update == {"label": "macOS Sequoia 15.3-24D60", "title": "macOS Sequoia 15.3", "version": "15.3",
-                      "build": "24D60", "size_bytes": 2478898 * 1024, "recommended": True, "restart": True}
+                      "version_extra": None, "build": "24D60", "size_bytes": 2478898 * 1024, "recommended": True,
+                      "restart": True}
+
+
+def test_a_security_response_carries_its_letter_and_its_long_build():
+    """Issue 48: a Background Security Improvement (macOS 26) or Rapid Security Response (13 to 15): the label's build
+    is the response's, eight digits long and ending in a letter; its version is the release plus the letter."""
+    [bsi] = _softwareupdate.parse_list(fixture("softwareupdate/list_tahoe_bsi_26_3_1_a.txt"))
+    assert (bsi["label"], bsi["build"]) == ("macOS Background Security Improvement (a)-25D771280a", "25D771280a")
+    assert (bsi["version"], bsi["version_extra"], bsi["size_bytes"]) == ("26.3.1", "(a)", 208896 * 1024)
+    assert bsi["title"] == "macOS Background Security Improvement (a)" and bsi["restart"] and bsi["recommended"]
+
+
+def test_sizes_in_k_are_kib_as_in_kib():
+    big_sur, safari = _softwareupdate.parse_list(fixture("softwareupdate/list_sizes_in_k_and_kib.txt"))
+    assert (big_sur["build"], big_sur["size_bytes"]) == ("20C5061b", 2746951 * 1024)
+    assert (safari["build"], safari["size_bytes"], safari["restart"]) == (None, 152370 * 1024, False)
 
 
 def test_a_major_upgrade_is_listed_like_a_minor_update():

@@ -62,7 +62,7 @@ def test_defaults_read_each_command_once(monkeypatch, capsys, check_mode):
     # system_profiler has the macOS version and build (SPSoftwareDataType): no sw_vers.
     assert sorted(calls) == sorted([PROFILE, PORTS, DF_ROOT, FDESETUP, AUTHRESTART, SSHD, PRINT_DISABLED])
     assert result["changed"] is False
-    assert result["macos"] == {"version": "26.2", "build": "25C56"}
+    assert result["macos"] == {"version": "26.2", "extra": None, "build": "25C56"}
     assert result["mac"]["chip"] == "Apple M3 Ultra"
     assert result["volumes"]["/"]["free_gb"] > 0
     assert result["filevault"]["state"] == "off" and result["filevault"]["on"] is False
@@ -78,7 +78,7 @@ def test_sw_vers_fills_a_profile_without_software_keys_once(monkeypatch, capsys)
     result, calls = run_module(monkeypatch, capsys, node_facts.main, {"gather": ["mac", "macos"]},
                                studio({tuple(PROFILE): ok("system_profiler/studio_thunderbolt_only.json")}))
     assert (result["mac"]["macos_version"], result["mac"]["macos_build"]) == ("26.2", "25C56")
-    assert result["macos"] == {"version": "26.2", "build": "25C56"}
+    assert result["macos"] == {"version": "26.2", "extra": None, "build": "25C56"}
     assert calls.count(SW_VERS) == 1 and calls[-1] == SW_VERS
 
 
@@ -174,7 +174,8 @@ def test_updates(monkeypatch, capsys):
     result, _calls = run_module(monkeypatch, capsys, node_facts.main, {"gather": ["updates"]},
                                 studio({tuple(UPDATES): (0, listing, "")}))
     assert result["updates"] == [{"label": "macOS Tahoe 26.2.1-25C101", "title": "macOS Tahoe 26.2.1",
-                                  "version": "26.2.1", "build": "25C101", "size_bytes": 1500000 * 1024,
+                                  "version": "26.2.1", "version_extra": None, "build": "25C101",
+                                  "size_bytes": 1500000 * 1024,
                                   "recommended": True, "restart": True}]
     none, _calls = run_module(monkeypatch, capsys, node_facts.main, {"gather": ["updates"]}, studio())
     assert none["updates"] == []

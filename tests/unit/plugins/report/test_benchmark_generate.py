@@ -40,7 +40,7 @@ def test_a_pipelined_run_that_lost_a_peer_has_no_averages_and_fails():
     text = read_fixture("mlx_lm_benchmark/pipeline_peer_lost.txt")
     parsed = parse_benchmark_output(text)
     assert len(parsed["trials"]) == 2 and parsed["averages"] is None
-    run = {"model": MODEL, "name": "tiny-qwen2", "nodes": 2, "hosts": HOSTS[:2], "pipeline": True, "backend": "ring"}
+    run = {"model": MODEL, "name": "tiny-qwen2", "nodes": 2, "hosts": HOSTS[:2], "mode": "pipeline", "backend": "ring"}
     results, problems = generate_results([run], [{"rc": 0, "stdout": text, "stderr": ""}], "mac1")
     assert not results[0]["ok"] and results[0]["generation_tps"] is None
     (found,) = problems
@@ -58,8 +58,8 @@ def files_of(present):
 def test_a_model_on_every_node_plans_one_node_and_pipelined_runs():
     runs, problems = generate_plan([MODEL], dict((h, {MODEL: CONFIG}) for h in HOSTS), HOSTS, "ring")
     assert problems == []
-    assert [(r["nodes"], r["pipeline"], r["backend"], r["hosts"]) for r in runs] == [
-        (1, False, None, ["mac1"]), (4, True, "ring", HOSTS)]
+    assert [(r["nodes"], r["mode"], r["backend"], r["hosts"]) for r in runs] == [
+        (1, "single", None, ["mac1"]), (4, "pipeline", "ring", HOSTS)]
     assert runs[0]["name"] == "tiny-qwen2" and runs[0]["layers"] == 8 and runs[0]["model_type"] == "qwen2"
 
 
@@ -89,7 +89,27 @@ def test_no_backend_or_too_few_layers_keeps_the_one_node_run_and_says_why():
     small = dict((h, {MODEL: dict(CONFIG, num_hidden_layers=3)}) for h in HOSTS)
     runs, problems = generate_plan([MODEL], small, HOSTS, "ring")
     assert [r["nodes"] for r in runs] == [1] and "3 layers cannot be pipelined across 4 nodes" in problems[0]["message"]
-    assert generate_plan([MODEL], configs, HOSTS, "ring", single=False)[0][0]["pipeline"]
+    assert generate_plan([MODEL], configs, HOSTS, "ring", single=False)[0][0]["mode"] == "pipeline"
+
+
+def test_a_tensor_run_goes_beside_the_pipelined_one_when_the_heads_divide_by_the_node_count():
+    """Issue 47: mlx_lm.benchmark without --pipeline across the nodes, as mlx_lm.server serves a tensor deployment."""
+    configs = dict((h, {MODEL: CONFIG}) for h in HOSTS)
+    runs, problems = generate_plan([MODEL], configs, HOSTS, "ring", single=False, tensor=True)
+    assert problems == [] and [(r["mode"], r["nodes"], r["backend"]) for r in runs] == [
+        ("pipeline", 4, "ring"), ("tensor", 4, "ring")]
+    runs, problems = generate_plan([MODEL], configs, HOSTS, "ring", single=False, pipeline=False, tensor=True)
+    assert [r["mode"] for r in runs] == ["tensor"] and problems == []
+    odd = dict((h, {MODEL: dict(CONFIG, num_key_value_heads=2, num_attention_heads=6)}) for h in HOSTS)
+    runs, problems = generate_plan([MODEL], odd, HOSTS, "ring", single=False, tensor=True)
+    assert [r["mode"] for r in runs] == ["pipeline"]
+    [found] = problems
+    assert found["code"] == "bench_generate_failed" and found["details"]["mode"] == "tensor"
+    assert "needs attention heads 6 and KV heads 2 to divide by 4" in found["message"], found["message"]
+    assert "benchmark_generate_tensor: false" in found["message"]
+    # Two nodes divide them: the same model runs tensor parallel on a pair.
+    runs, problems = generate_plan([MODEL], odd, HOSTS[:2], "ring", single=False, pipeline=False, tensor=True)
+    assert problems == [] and [(r["mode"], r["hosts"]) for r in runs] == [("tensor", HOSTS[:2])]
 
 
 def document_with_generate():

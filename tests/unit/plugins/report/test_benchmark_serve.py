@@ -121,14 +121,15 @@ def test_the_suite_in_the_document_valid_against_the_schema_in_the_report_and_pl
     jsonschema = pytest.importorskip("jsonschema")
     pytest.importorskip("matplotlib")
     settings = {"url": "http://198.18.0.11:8080", "model": "tiny", "host": "mac2", "concurrency": [1, 3],
-                "requests": 2, "max_tokens": 16, "prompt_words": 8, "warmup": 1}
+                "requests": 2, "max_tokens": 16, "prompt_words": 8, "warmup": 1, "mode": "tensor", "ranks": 2,
+                "backend": "ring"}
     ran = document({"output": run_client(endpoint), "settings": settings})
     jsonschema.validate(json.loads(json.dumps(ran)), benchmark_schema())
     assert {m["name"] for m in ran["measurements"]} == {"serve_ttft_s", "serve_generation_tps", "serve_throughput_tps"}
     assert {m["subject"] for m in ran["measurements"]} == {"tiny concurrency 1", "tiny concurrency 3"}
     images, page, _markdown = benchmark_pages(str(tmp_path), ran, [])
     assert ("serve.png" in [name for name, _caption in images]) and (tmp_path / "serve.png").stat().st_size > 5000
-    assert "<h3>Serving (through the endpoint)</h3>" in page and "tiny through http://198.18.0.11:8080" in page
+    assert "<h3>Serving (through the endpoint)</h3>" in page and "tiny (tensor over 2 ranks, ring) through http://198.18.0.11:8080" in page
     failed = document({"output": run_client(endpoint, key="wrong"), "settings": settings})
     assert [p["host"] for p in failed["problems"]] == ["mac2", "mac2"]  # rank 0's node, not the first node
     skipped = document({"skipped": "nothing is served", "settings": settings})
