@@ -122,10 +122,11 @@ class Rank(object):
         return os.path.join(self.config["run_dir"], "progress") if self.config["rank"] == 0 else None
 
     def last_progress(self):
-        """When this generation's rank 0 last took a generation step or an idle poll (0: not yet, or no rank 0)."""
+        """When this generation's rank 0 last took a generation step or an idle poll (0: not yet, no rank 0, or none
+        started here: exo's runners leave no mark, and an mlx-lm rank 0 that ran before leaves its last one)."""
         path = self.progress_path()
         try:
-            return os.stat(path).st_mtime if path and self.exit_code is None else 0.0
+            return os.stat(path).st_mtime if path and self.proc is not None and self.exit_code is None else 0.0
         except OSError:
             return 0.0
 

@@ -524,8 +524,10 @@ def test_update_macos_takes_every_node_to_the_new_build_through_a_failed_wave_an
 
 TENSOR_SOURCE, TENSOR_NAME = "/Users/admin/staging/serve-tensor", "serve-tensor"
 # Tensor parallel splits every layer's heads over the ranks: 4 KV heads for 4 ranks.
-TENSOR_MODEL = ["--layers", "4", "--hidden", "128", "--intermediate", "256", "--heads", "4", "--kv-heads", "4",
-                "--shards", "4"]
+# Two layers and four tokens a request: every layer of every token is an all_sum over every rank, slow on two cores.
+TENSOR_TOKENS = 4
+TENSOR_MODEL = ["--layers", "2", "--hidden", "128", "--intermediate", "256", "--heads", "4", "--kv-heads", "4",
+                "--shards", "2"]
 
 
 def deploy_tensor(served, name, **extra):
@@ -536,15 +538,15 @@ def deploy_tensor(served, name, **extra):
 
 def serve_tensor(served, name, stream=False):
     """serve-model.yml on `name`; four or two ranks that all_sum every layer on two cores are slow: the run times a
-    short completion. The SDK's completion (and with `stream` a streamed one), 8 tokens each."""
+    short completion. The SDK's completion (and with `stream` a streamed one), TENSOR_TOKENS each."""
     served.playbook(SERVE, "-e", json.dumps(dict(SETTINGS, **dict(SETTINGS_PROBED, serve_model_name=name,
-                                                                  serve_measure_tokens=8))))
+                                                                  serve_measure_tokens=TENSOR_TOKENS))))
     [section] = [s for s in valid_report(served.report_dir)["sections"] if s["operation"] == "serve"]
     assert section["data"]["model"] == name and section["data"]["ready"], section["data"]
-    answer = chat(client(), model=name, max_tokens=8)
-    assert answer.choices[0].message.content and answer.usage.completion_tokens == 8
+    answer = chat(client(), model=name, max_tokens=TENSOR_TOKENS)
+    assert answer.choices[0].message.content and answer.usage.completion_tokens == TENSOR_TOKENS
     if stream:
-        streamed = [c for c in chat(client(), model=name, max_tokens=8, stream=True) if c.choices]
+        streamed = [c for c in chat(client(), model=name, max_tokens=TENSOR_TOKENS, stream=True) if c.choices]
         assert "".join(c.choices[0].delta.content or "" for c in streamed)
     return section["data"]
 
@@ -568,9 +570,9 @@ def test_a_model_deployed_for_tensor_parallel_is_served_on_four_ranks_and_on_two
         served.playbook(BENCHMARK, "-e", json.dumps({
             "benchmark_suites": ["generate", "serve"], "benchmark_generate_pipeline": False,
             "benchmark_generate_tensor": True, "benchmark_generate_models": ["/Users/admin/models/" + TENSOR_NAME],
-            "benchmark_generate_prompt_tokens": 16, "benchmark_generate_generation_tokens": 8,
+            "benchmark_generate_prompt_tokens": 8, "benchmark_generate_generation_tokens": TENSOR_TOKENS,
             "benchmark_generate_trials": 1, "benchmark_serve_concurrency": [1], "benchmark_serve_requests": 1,
-            "benchmark_serve_max_tokens": 8, "benchmark_serve_warmup": 0, "benchmark_report_dir": report_dir,
+            "benchmark_serve_max_tokens": TENSOR_TOKENS, "benchmark_serve_warmup": 0, "benchmark_report_dir": report_dir,
             "serve_api_key": API_KEY}))
         [bench] = [s for s in valid_report(report_dir)["sections"] if s["operation"] == "benchmark"]
         suites = bench["data"]["suites"]

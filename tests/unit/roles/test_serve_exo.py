@@ -196,3 +196,22 @@ def test_stopped_while_exo_places_its_new_instance_is_still_found_and_deleted(tm
     leader.run()
     assert placed == {} and ("DELETE", "/instance/i9") in calls
     assert (leader.failures, leader.restarts, leader.status()["state"]) == (0, 0, "stopped")
+
+
+def test_an_idle_exo_instance_stays_open_beside_the_mark_an_earlier_mlx_lm_rank_0_left(tmp_path, leader_factory):
+    """exo's runners leave no mark; the mark file an mlx-lm rank 0 served before left on the node is no sign of
+    anything: idle and unprobed for longer than half of stall_timeout, the endpoint still answers in the same
+    generation (it used to answer 503 "stalled", then restart exo's instance as hung)."""
+    exo = Exo(tmp_path)
+    try:
+        (tmp_path / "progress").write_text("")
+        os.utime(str(tmp_path / "progress"), (time.time() - 3600, time.time() - 3600))
+        leader = leader_factory(dict(exo_config(tmp_path, exo.port, free_port()), probe_interval=600, stall_timeout=10))
+        ready = leader.wait(lambda s: s["state"] == "ready")
+        time.sleep(10 * 0.5 + 2)
+        status, answer = request(leader.port, "/v1/chat/completions", {
+            "model": "tiny", "messages": [{"role": "user", "content": "Hello"}], "max_tokens": 4})
+        assert status == 200, answer
+        assert leader.status()["generation"] == ready["generation"] and leader.status()["quiet_since"] is None
+    finally:
+        exo.stop()
