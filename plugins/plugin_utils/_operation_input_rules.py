@@ -218,10 +218,12 @@ def macos_update(params, context):
                                        ("macos_update_free_margin_gb", 0, "GB"),
                                        ("macos_update_poll_interval", 1, "seconds"),
                                        ("macos_update_serve_timeout", 10, "seconds")])
-    if params.has("macos_update_version") and not re.match(r"^([0-9]+([.][0-9]+){0,2})?$", params["macos_update_version"]):
+    if params.has("macos_update_version") and not re.match(r"^([0-9]+([.][0-9]+){0,2}( ?[(][a-z][)])?)?$",
+                                                           params["macos_update_version"]):
         found.append(bad(context, "macos_update_version", params["macos_update_version"],
-                         "it must be a macOS version such as 26.3, or empty", "Set macos_update_version to 26.3 (or "
-                         "leave it empty for the newest minor update every node offers)."))
+                         "it must be a macOS version such as 26.3, a security response such as 26.3.1 (a), or empty",
+                         "Set macos_update_version to 26.3 (or 26.3.1 (a) for a security response, or leave it empty "
+                         "for the newest minor update every node offers)."))
     if params.has("macos_update_owner_password") and not params["macos_update_owner_password"]:
         found.append(bad(context, "macos_update_owner_password", "", "softwareupdate needs a volume owner's password "
                          "on Apple silicon", "Put it in the vault (macos_update_owner_password: "

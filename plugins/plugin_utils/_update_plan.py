@@ -27,6 +27,7 @@ __metaclass__ = type
 import re
 
 from ansible_collections.macops.cluster.plugins.module_utils._problems import problem
+from ansible_collections.macops.cluster.plugins.module_utils._sw_vers import release, release_key
 
 STRATEGIES = ("canary_parallel", "rolling", "parallel")
 GB = 1e9
@@ -46,21 +47,36 @@ def macos_updates(facts):
     return [u for u in facts.get("updates") or [] if str(u.get("title") or u.get("label") or "").startswith("macOS")]
 
 
+def _release(entry, extra_key):
+    """A running macOS (facts' macos: version, extra) or an offered update (version, version_extra) as its release:
+    26.3, or 26.3.1 (a) with a security response."""
+    return release(entry.get("version") or "", entry.get(extra_key))
+
+
+def _key(text):
+    """release_key, with anything that is not a release sorting first."""
+    try:
+        return release_key(text)
+    except ValueError:
+        return (0,)
+
+
 def _wanted(facts, version):
-    """The update `facts`' node should install for `version` (None: the newest minor one), or None."""
+    """The update `facts`' node should install for `version` (a release; None: the newest minor one, a security
+    response included), or None."""
     running = (facts.get("macos") or {}).get("version")
     offered = macos_updates(facts)
     if version:
-        return next((u for u in offered if u.get("version") == version), None)
+        return next((u for u in offered if _key(_release(u, "version_extra")) == _key(version)), None)
     minors = [u for u in offered if _major(u.get("version")) == _major(running)]
-    return max(minors, key=lambda u: _version(u.get("version"))) if minors else None
+    return max(minors, key=lambda u: _key(_release(u, "version_extra"))) if minors else None
 
 
 def _on_target(facts, target):
     macos = facts.get("macos") or {}
     if target.get("build"):
         return macos.get("build") == target["build"]
-    return macos.get("version") == target.get("version")
+    return _key(_release(macos, "extra")) == _key(target.get("version"))
 
 
 def _free_bytes(facts):
@@ -77,10 +93,10 @@ def choose_target(facts_by_host, version):
         running = facts.get("macos") or {}
         if update is not None:
             chosen[host] = update
-        elif version and running.get("version") != version:
+        elif version and _key(_release(running, "extra")) != _key(version):
             offers = ", ".join(u["label"] for u in macos_updates(facts)) or "no macOS update"
             problems.append(problem("macos_update_not_offered", "%s runs macOS %s (%s) and does not offer %s (it "
-                                    "offers %s)." % (host, running.get("version"), running.get("build"), version,
+                                    "offers %s)." % (host, _release(running, "extra"), running.get("build"), version,
                                                      offers), host=host, details={"offers": offers}))
         majors = [u for u in macos_updates(facts) if _major(u.get("version")) > _major(running.get("version"))]
         if majors and not version:
@@ -97,7 +113,7 @@ def choose_target(facts_by_host, version):
     if not labels:
         return None, problems
     update = list(chosen.values())[0]
-    return {"version": update.get("version"), "build": update.get("build"), "label": update["label"],
+    return {"version": _release(update, "version_extra"), "build": update.get("build"), "label": update["label"],
             "title": update.get("title"), "size_bytes": update.get("size_bytes") or 0}, problems
 
 
@@ -107,7 +123,7 @@ def _offered_problem(host, facts, target):
         return []
     running = facts.get("macos") or {}
     return [problem("macos_update_not_offered", "%s runs macOS %s (%s) and does not offer %s (it offers %s)." % (
-        host, running.get("version"), running.get("build"), target["label"], ", ".join(labels) or "no macOS update"),
+        host, _release(running, "extra"), running.get("build"), target["label"], ", ".join(labels) or "no macOS update"),
         host=host, details={"offers": labels})]
 
 
@@ -169,7 +185,7 @@ def update_plan(facts_by_host, owners_by_host, settings):
     plan["problems"] = problems
     for host in order:
         macos = facts_by_host[host].get("macos") or {}
-        plan["nodes"][host] = {"from_version": macos.get("version"), "from_build": macos.get("build"),
+        plan["nodes"][host] = {"from_version": _release(macos, "extra"), "from_build": macos.get("build"),
                                "install": bool(target) and not _on_target(facts_by_host[host], target),
                                "filevault": bool((facts_by_host[host].get("filevault") or {}).get("on"))}
     if target is None:

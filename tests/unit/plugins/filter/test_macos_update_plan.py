@@ -109,3 +109,30 @@ def test_fileVault_needs_an_authenticated_restart_the_node_supports(filevault, r
     plan = update_plan(cluster(mac2=mac2), owners(), SETTINGS)
     assert codes(plan) == ([("macos_update_filevault_unlock", "mac2")] if refused else [])
     assert plan["nodes"]["mac2"]["filevault"] is filevault["on"]
+
+
+def bsi(release="26.3.1", letter="(a)", build="25D771280a"):
+    """softwareupdate's listing of a Background Security Improvement, as parse_list reads it."""
+    title = "macOS Background Security Improvement %s" % letter
+    return {"label": "%s-%s" % (title, build), "title": title, "version": release, "version_extra": letter,
+            "build": build, "size_bytes": 208896 * 1024, "recommended": True, "restart": True}
+
+
+def test_a_security_response_is_the_newest_minor_update_and_is_planned_by_its_release_and_build():
+    """Issue 48: a node on 26.3.1 offered the Background Security Improvement (a) installs it like any minor update;
+    the plan names its release 26.3.1 (a) and its own build, and it can be asked for by that release."""
+    nodes = dict((host, node([bsi()], version="26.3.1", build="25D2128")) for host in HOSTS)
+    plan = update_plan(nodes, owners(), SETTINGS)
+    assert codes(plan) == [] and plan["target"]["version"] == "26.3.1 (a)" and plan["target"]["build"] == "25D771280a"
+    assert plan["nodes"]["mac2"]["says"] == "mac2: macOS 26.3.1 (25D2128) -> 26.3.1 (a) (25D771280a), wave 2 of 2."
+    asked = update_plan(nodes, owners(), dict(SETTINGS, version="26.3.1 (a)"))
+    assert codes(asked) == [] and asked["target"]["label"] == "macOS Background Security Improvement (a)-25D771280a"
+    # A node carrying it already is on the target and says so by its release; a minor release sorts after it.
+    done = dict(nodes, mac1={"macos": {"version": "26.3.1", "extra": "(a)", "build": "25D771280a"}, "updates": [],
+                             "volumes": nodes["mac1"]["volumes"]})
+    plan = update_plan(done, owners(), SETTINGS)
+    assert not plan["nodes"]["mac1"]["install"] and plan["nodes"]["mac1"]["from_version"] == "26.3.1 (a)"
+    newer = dict((host, node([bsi(), offer("26.4", "25E50")], version="26.3.1", build="25D2128")) for host in HOSTS)
+    assert update_plan(newer, owners(), SETTINGS)["target"]["version"] == "26.4"
+    refused = update_plan(nodes, owners(), dict(SETTINGS, version="26.3.1 (b)"))
+    assert ("macos_update_not_offered", "mac1") in codes(refused)

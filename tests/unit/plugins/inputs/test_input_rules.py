@@ -241,3 +241,15 @@ def test_deploy_model_names_the_model_its_node_and_sensible_paths(change, variab
         assert found == []
     else:
         assert variables(found) == [variable] and reason in found[0][2]
+
+
+@pytest.mark.parametrize("version, refused", [
+    ("", False), ("26.3", False), ("26.3.1", False), ("26.3.1 (a)", False), ("26.3.1(b)", False),
+    ("26.3.1 a", True), ("26.3.1 (A)", True), ("latest", True), ("26.x", True),
+])
+def test_macos_update_version_is_a_release_or_a_security_response(version, refused):
+    """Issue 48: a security response is asked for as macOS names it, 26.3.1 (a)."""
+    found = [f for f in run(rules.macos_update, {"macos_update_version": version}) if f[1] == "macos_update_version"]
+    assert bool(found) == refused, found
+    if refused:
+        assert "a security response such as 26.3.1 (a)" in found[0][2]
