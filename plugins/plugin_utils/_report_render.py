@@ -17,6 +17,8 @@ __metaclass__ = type
 import re
 from html import escape as _html_escape
 
+from ansible_collections.macops.cluster.plugins.module_utils._sw_vers import release
+
 from ._markdown import md_table
 from ._report_model import SEVERITIES, checked_model
 from ._svg_cabling import draw_cabling
@@ -146,8 +148,8 @@ def macos_text(node):
     hardware = node.get("hardware") or {}
     if not hardware.get("macos_version"):
         return None
-    release = " ".join(part for part in (hardware["macos_version"], hardware.get("macos_version_extra")) if part)
-    return "%s (%s)" % (release, hardware.get("macos_build") or "build ?")
+    return "%s (%s)" % (release(hardware["macos_version"], hardware.get("macos_version_extra")),
+                        hardware.get("macos_build") or "build ?")
 
 
 def rdma_text(node):

@@ -265,3 +265,12 @@ def test_a_nodes_problem_the_report_ties_to_its_cable_is_listed_once_when_its_un
     # Another port's problem is not a copy.
     model = build_report_model(nodes, topology, [dict(down, port="en4")])
     assert len([p for p in model["problems"] if p["code"] == "rdma_port_down"]) == 2
+
+
+def test_a_node_carrying_a_security_response_shows_its_release_and_build():
+    """Issue 48: the report names the release as macOS does, 26.3.1 (a), with the response's own build."""
+    from ansible_collections.macops.cluster.plugins.plugin_utils._report_render import macos_text
+
+    node = {"hardware": {"macos_version": "26.3.1", "macos_version_extra": "(a)", "macos_build": "25D771280a"}}
+    assert macos_text(node) == "26.3.1 (a) (25D771280a)"
+    assert macos_text({"hardware": {"macos_version": "26.2", "macos_build": "25C56"}}) == "26.2 (25C56)"
