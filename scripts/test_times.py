@@ -5,7 +5,8 @@
     scripts/test_times.py compare OLD NEW      which tests got slower (or faster) between two runs
 
 summary reads DIR/stages.jsonl (one line per stage: name, seconds, exit status, start and end
-times; written by scripts/test_stages.sh) and every DIR/*.xml. compare takes two JUnit files or two such
+times; written by scripts/test_stages.sh), every DIR/*.xml and DIR/playbooks.jsonl (one line per playbook
+run of the end-to-end tests: lab, test, playbook, wall and controller CPU seconds). compare takes two JUnit files or two such
 directories (each test keyed by its file and name) and lists the tests whose time changed most,
 the tests only one side ran, and the totals, so a slower CI run can be pinned on its tests.
 """
@@ -97,12 +98,47 @@ def summary(directory, out=None):
     ran = [t for t in tests if not t[1].startswith(STAGE_CLASS + "::")]
     for stage, test_id, seconds, outcome in sorted(ran, key=lambda t: -t[2])[:SLOWEST]:
         out.write("%8.1f s  %-6s %s%s\n" % (seconds, stage, test_id, "" if outcome == "passed" else "  (%s)" % outcome))
+    playbook_runs(directory, out)
     failed_stages = [s["name"] for s in stages if s["status"] != 0]
     if failures or failed_stages:
         out.write("\n== what failed: %d tests; stages %s\n" % (len(failures), ", ".join(failed_stages) or "none"))
         for stage, test_id, text in failures:
             out.write("-- %s %s\n    %s\n" % (stage, test_id, text.replace("\n", "\n    ")))
     return stages, tests
+
+
+def read_playbook_runs(directory):
+    """The playbook runs the end-to-end tests recorded (tests/e2e/labtools.py: DIR/playbooks.jsonl)."""
+    path = os.path.join(directory, "playbooks.jsonl")
+    if not os.path.exists(path):
+        return []
+    with open(path) as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def playbook_runs(directory, out):
+    """Per lab and playbook: how many runs, their wall and controller CPU seconds; then the tests whose
+    runs took most CPU. The run is CPU-bound, so the CPU column is what a lane costs the others."""
+    runs = read_playbook_runs(directory)
+    if not runs:
+        return
+    totals = {}
+    for run in runs:
+        key = (run["lab"], run["playbook"])
+        count, seconds, cpu = totals.get(key, (0, 0.0, 0.0))
+        totals[key] = (count + 1, seconds + run["seconds"], cpu + run["controller_cpu"])
+    out.write("\n== playbook runs: %d, %.0f s, %.0f s of controller CPU\n" % (
+        len(runs), sum(r["seconds"] for r in runs), sum(r["controller_cpu"] for r in runs)))
+    out.write("%-4s %-24s %5s %9s %9s\n" % ("lab", "playbook", "runs", "wall s", "cpu s"))
+    for (lab, playbook), (count, seconds, cpu) in sorted(totals.items(), key=lambda item: -item[1][2]):
+        out.write("%-4s %-24s %5d %9.1f %9.1f\n" % (lab, playbook, count, seconds, cpu))
+    by_test = {}
+    for run in runs:
+        count, cpu = by_test.get(run["test"], (0, 0.0))
+        by_test[run["test"]] = (count + 1, cpu + run["controller_cpu"])
+    out.write("\n== the %d tests whose playbook runs took most controller CPU\n" % SLOWEST)
+    for test, (count, cpu) in sorted(by_test.items(), key=lambda item: -item[1][1])[:SLOWEST]:
+        out.write("%8.1f s  %3d runs  %s\n" % (cpu, count, test))
 
 
 def compare(old_path, new_path, limit=SLOWEST, out=None):

@@ -5,6 +5,7 @@ import hashlib
 import json
 import os
 import re
+import resource
 import shlex
 import shutil
 import subprocess
@@ -156,6 +157,28 @@ def playbook_argv(playbook, *args, inventory=INVENTORY):
     return [os.path.join(VENV_BIN, "ansible-playbook"), "-i", inventory, playbook] + list(args)
 
 
+def _children_cpu():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def record_playbook_run(playbook, args, seconds, controller_cpu, returncode):
+    """One line in $JUNIT_DIR/playbooks.jsonl (make test sets JUNIT_DIR) per playbook run: which test ran
+    which playbook, its wall time and the controller's CPU seconds (ansible-playbook, its workers and SSH
+    clients; the nodes' side is not counted). The CI run is CPU-bound: scripts/test_times.py summary sums
+    these per lab and playbook, so a slower run can be pinned on the runs that grew."""
+    directory = os.environ.get("JUNIT_DIR")
+    if not directory:
+        return
+    test = os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" (", 1)[0]
+    line = json.dumps({"lab": layout.LAB_NUMBER, "test": test, "playbook": os.path.basename(playbook),
+                       "args": " ".join(args)[:200], "seconds": round(seconds, 1),
+                       "controller_cpu": round(controller_cpu, 1), "rc": returncode})
+    # One write of a short line in append mode: the three lanes' lines do not interleave.
+    with open(os.path.join(directory, "playbooks.jsonl"), "a") as handle:
+        handle.write(line + "\n")
+
+
 def run_playbook(playbook, *args, workdir, inventory=INVENTORY, env=None, cwd=None, timeout=900, check=True):
     """`ansible-playbook -i INVENTORY PLAYBOOK ARGS` against the lab with workdir's settings
     (ansible_env; env adds to them), run in cwd (workdir unless given: reports a playbook writes to a
@@ -163,8 +186,10 @@ def run_playbook(playbook, *args, workdir, inventory=INVENTORY, env=None, cwd=No
     Returns the CompletedProcess."""
     run_env = ansible_env(workdir)
     run_env.update(env or {})
+    started, cpu_before = time.time(), _children_cpu()
     proc = subprocess.run(playbook_argv(playbook, *args, inventory=inventory), stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
                           env=run_env, timeout=timeout, cwd=cwd or workdir)
+    record_playbook_run(playbook, args, time.time() - started, _children_cpu() - cpu_before, proc.returncode)
     if check:
         assert proc.returncode == 0, "%s %s failed (rc %d):\n%s\n%s" % (
             os.path.basename(playbook), " ".join(args), proc.returncode, proc.stdout[-6000:], proc.stderr[-2000:])

@@ -119,3 +119,33 @@ def test_a_green_run_has_no_failure_section(tmp_path):
     out = io.StringIO()
     test_times.summary(str(tmp_path), out)
     assert "what failed" not in out.getvalue()
+
+
+def test_the_summary_adds_up_the_playbook_runs_per_lab_and_playbook_and_names_the_costliest_tests(tmp_path):
+    runs = [
+        {"lab": 0, "test": "tests/e2e/site/test_site.py::test_converges", "playbook": "site.yml", "seconds": 70.0,
+         "controller_cpu": 30.0, "rc": 0},
+        {"lab": 0, "test": "tests/e2e/site/test_site.py::test_converges", "playbook": "site.yml", "seconds": 30.0,
+         "controller_cpu": 20.0, "rc": 0},
+        {"lab": 2, "test": "tests/e2e/serve/test_serve.py::test_chat", "playbook": "serve-model.yml", "seconds": 40.0,
+         "controller_cpu": 12.5, "rc": 2},
+    ]
+    write(tmp_path, "playbooks.jsonl", "".join(json.dumps(r) + "\n" for r in runs))
+    out = io.StringIO()
+    test_times.summary(str(tmp_path), out)
+    lines = out.getvalue().splitlines()
+    assert "== playbook runs: 3, 140 s, 62 s of controller CPU" in lines
+    table = lines[lines.index("== playbook runs: 3, 140 s, 62 s of controller CPU") + 2:][:2]
+    # Costliest first: lab 0's two site.yml runs added up, then lab 2's serve run.
+    assert [l.split() for l in table] == [["0", "site.yml", "2", "100.0", "50.0"],
+                                         ["2", "serve-model.yml", "1", "40.0", "12.5"]]
+    tests = lines[lines.index("== the 20 tests whose playbook runs took most controller CPU") + 1:]
+    assert tests[0].split() == ["50.0", "s", "2", "runs", "tests/e2e/site/test_site.py::test_converges"]
+    assert "test_chat" in tests[1]
+
+
+def test_a_run_without_playbook_runs_prints_no_playbook_section(tmp_path):
+    write(tmp_path, "e2e.xml", PYTEST_JUNIT)
+    out = io.StringIO()
+    test_times.summary(str(tmp_path), out)
+    assert "playbook runs" not in out.getvalue()
