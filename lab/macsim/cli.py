@@ -33,6 +33,14 @@ sleep-on HOST        pmset sleep 10: the host sleeps when idle
 autorestart-off HOST pmset autorestart 0: the host stays off after a power cut
 auto-update-on HOST  Automatic Updates install macOS updates by themselves
                      (/Library/Preferences/com.apple.SoftwareUpdate.plist)
+security-auto-on HOST  security responses install by themselves (CriticalUpdateInstall,
+                     SplatEnabled), macOS updates do not: macOS's default
+security-response HOST  HOST installed a security response by itself: macOS X (a), a response's
+                     longer build (the others keep theirs: the cluster's builds split)
+mdm-deferral HOST DAYS  HOST enrolled in an MDM that defers minor updates DAYS days: its macOS
+                     updates are held back (profiles status, Managed Preferences)
+mdm-enforced HOST VERSION  HOST enrolled in an MDM whose declarative management enforces macOS
+                     VERSION three days from now (softwareupdated's DDM state)
 update-pending HOST  the next macOS point release waits in `softwareupdate --list`
 package-version HOST NAME VERSION  NAME (e.g. mlx) installed at VERSION in every environment
                      under /opt (the dist-info METADATA, as pip leaves it)

@@ -4,6 +4,7 @@ command output the collection reads; `undo` is what `fault clear` does for each.
 import os
 import plistlib
 import re
+import time
 
 from . import layout
 from .faultbase import FaultError, edit_state, in_host, record
@@ -32,29 +33,62 @@ def fault_autorestart_off(paths, host):
 SOFTWARE_UPDATE_PLIST = "/Library/Preferences/com.apple.SoftwareUpdate.plist"
 
 
-def fault_auto_update_on(paths, host):
-    path = paths.host_file(host, "fs") + SOFTWARE_UPDATE_PLIST
+def _replace_plist(paths, host, path, contents):
+    """Write (or with None remove) a property list on the host, binary as macOS keeps them; its contents before, as
+    hex, or None (for _restore_plist)."""
+    target = paths.host_file(host, "fs") + path
     saved = None
-    if os.path.exists(path):
-        with open(path, "rb") as handle:
+    if os.path.exists(target):
+        with open(target, "rb") as handle:
             saved = handle.read().hex()
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "wb") as handle:
-        plistlib.dump({"AutomaticCheckEnabled": True, "AutomaticDownload": True,
-                       "AutomaticallyInstallMacOSUpdates": True, "CriticalUpdateInstall": True,
-                       "ConfigDataInstall": True}, handle, fmt=plistlib.FMT_BINARY)
-    record(paths, "auto-update-on", [host], saved)
+        os.unlink(target)
+    if contents is not None:
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(target, "wb") as handle:
+            plistlib.dump(contents, handle, fmt=plistlib.FMT_BINARY)
+    return saved
+
+
+def _restore_plist(paths, host, path, saved):
+    target = paths.host_file(host, "fs") + path
+    if os.path.exists(target):
+        os.unlink(target)
+    if saved is not None:
+        with open(target, "wb") as handle:
+            handle.write(bytes.fromhex(saved))
+
+
+def _software_update_settings(paths, host, kind, settings):
+    """Write the host's Software Update settings as System Settings would; the file before is kept for the undo."""
+    record(paths, kind, [host], _replace_plist(paths, host, SOFTWARE_UPDATE_PLIST, settings))
+
+
+def fault_auto_update_on(paths, host):
+    _software_update_settings(paths, host, "auto-update-on", {
+        "AutomaticCheckEnabled": True, "AutomaticDownload": True, "AutomaticallyInstallMacOSUpdates": True,
+        "CriticalUpdateInstall": True, "ConfigDataInstall": True})
     return "%s: automatic macOS updates on (%s)" % (host, SOFTWARE_UPDATE_PLIST)
 
 
-def _undo_auto_update_on(paths, host, saved):
-    path = paths.host_file(host, "fs") + SOFTWARE_UPDATE_PLIST
-    if saved is None:
-        if os.path.exists(path):
-            os.unlink(path)
-    else:
-        with open(path, "wb") as handle:
-            handle.write(bytes.fromhex(saved))
+def fault_security_auto_on(paths, host):
+    """macOS updates off, security responses on: macOS's default (and a Mac's state before site.yml), where a
+    Background Security Improvement installs by itself (SplatEnabled: unconfirmed key, see the power role)."""
+    _software_update_settings(paths, host, "security-auto-on", {
+        "AutomaticCheckEnabled": True, "AutomaticDownload": True, "AutomaticallyInstallMacOSUpdates": False,
+        "CriticalUpdateInstall": True, "ConfigDataInstall": True, "SplatEnabled": True})
+    return "%s: security responses install by themselves (%s)" % (host, SOFTWARE_UPDATE_PLIST)
+
+
+def fault_security_response(paths, host):
+    """The host installed a security response by itself: its release gains the letter (a) and its build the
+    response's longer one, as 26.3.1 (25D2128) became 26.3.1 (a) (25D771280a). The build is the lab's own (the
+    base build's train, then 771280a, as Apple's first macOS 26 response)."""
+    with edit_state(paths, host) as state:
+        saved = dict(state["os"])
+        state["os"]["extra"] = "(a)"
+        state["os"]["build"] = re.match(r"\d+[A-Z]", saved["build"]).group(0) + "771280a"
+    record(paths, "security-response", [host], saved)
+    return "%s: macOS %s (a) (%s)" % (host, saved["version"], state["os"]["build"])
 
 
 MACOS_NAMES = {"14": "Sonoma", "15": "Sequoia", "26": "Tahoe"}
@@ -125,6 +159,38 @@ def fault_update_pending(paths, host):
         state["pending_updates"] = saved + [macos_update(version, "25D125")]
     record(paths, "update-pending", [host], saved)
     return "%s: macOS %s waits in softwareupdate --list" % (host, version)
+
+
+# Where an MDM's settings land on a Mac (see plugins/module_utils/_managed_updates.py for the sources).
+RESTRICTIONS_PLIST = "/Library/Managed Preferences/com.apple.applicationaccess.plist"
+DDM_STATE_PLIST = "/var/db/softwareupdate/SoftwareUpdateDDMStatePersistence.plist"
+
+
+def fault_mdm_deferral(paths, host, days):
+    """HOST enrolled in an MDM whose restrictions profile defers minor updates by DAYS: softwareupdate offers no macOS
+    update that came out since (the host's offered macOS updates are held back)."""
+    with edit_state(paths, host) as state:
+        saved = {"mdm": state.get("mdm"), "pending_updates": list(state.get("pending_updates", []))}
+        state["mdm"] = {"enrolled": True, "dep": True, "server": "https://mdm.example.com/mdm"}
+        state["pending_updates"] = [u for u in saved["pending_updates"] if not u.get("title", "").startswith("macOS ")]
+    saved["file"] = _replace_plist(paths, host, RESTRICTIONS_PLIST, {
+        "forceDelayedSoftwareUpdates": True, "enforcedSoftwareUpdateMinorOSDeferredInstallDelay": int(days)})
+    record(paths, "mdm-deferral", [host, days], saved)
+    return "%s: an MDM defers minor updates by %s days (%s); no macOS update offered" % (host, days, RESTRICTIONS_PLIST)
+
+
+def fault_mdm_enforced(paths, host, version):
+    """HOST enrolled in an MDM whose declarative management enforces macOS VERSION three days from now."""
+    with edit_state(paths, host) as state:
+        saved = {"mdm": state.get("mdm")}
+        state["mdm"] = {"enrolled": True, "dep": True, "server": "https://mdm.example.com/mdm"}
+    when = time.strftime("%Y-%m-%dT02:00:00", time.localtime(time.time() + 3 * 86400))
+    saved["file"] = _replace_plist(paths, host, DDM_STATE_PLIST, {
+        "SUCorePersistedStatePolicyFields": {"Declarations": {"lab-enforcement": {
+            "TargetOSVersion": version, "TargetLocalDateTime": when, "RMStoreDeclarationKey": "lab-enforcement"}}},
+        "SUCorePersistedStateCoreVersion": "2.1.0", "SUCorePersistedStatePolicyVersion": "1.0"})
+    record(paths, "mdm-enforced", [host, version], saved)
+    return "%s: an MDM enforces macOS %s by %s (%s)" % (host, version, when, DDM_STATE_PLIST)
 
 
 def _dist_infos(paths, host, name):
@@ -232,8 +298,17 @@ def undo(paths, kind, host, saved):
                 state.setdefault("pmset", {}).pop(saved["key"], None)
             else:
                 state.setdefault("pmset", {})[saved["key"]] = saved["value"]
-    elif kind == "auto-update-on":
-        _undo_auto_update_on(paths, host, saved)
+    elif kind in ("auto-update-on", "security-auto-on"):
+        _restore_plist(paths, host, SOFTWARE_UPDATE_PLIST, saved)
+    elif kind in ("mdm-deferral", "mdm-enforced"):
+        with edit_state(paths, host) as state:
+            for key in ("mdm", "pending_updates"):
+                if key in saved:
+                    state[key] = saved[key]
+        _restore_plist(paths, host, RESTRICTIONS_PLIST if kind == "mdm-deferral" else DDM_STATE_PLIST, saved["file"])
+    elif kind == "security-response":
+        with edit_state(paths, host) as state:
+            state["os"] = saved
     elif kind == "ssh-key-lost":
         with open(_authorized_keys(paths, host), "w") as handle:
             handle.write(saved)
@@ -266,6 +341,8 @@ def undo(paths, kind, host, saved):
 KINDS = {
     "sleep-on": (1, fault_sleep_on), "autorestart-off": (1, fault_autorestart_off),
     "auto-update-on": (1, fault_auto_update_on), "update-pending": (1, fault_update_pending),
+    "security-auto-on": (1, fault_security_auto_on), "security-response": (1, fault_security_response),
+    "mdm-deferral": (2, fault_mdm_deferral), "mdm-enforced": (2, fault_mdm_enforced),
     "package-version": (3, fault_package_version), "sudoers-broken": (1, fault_sudoers_broken),
     "ssh-key-lost": (1, fault_ssh_key_lost), "pf-off": (1, fault_pf_off), "update-hang": (1, fault_update_hang),
     "update-auth-fails": (1, fault_update_auth_fails), "homebrew-missing": (1, fault_homebrew_missing),

@@ -205,7 +205,7 @@ def build_host_fs(paths, lab, host, password):
     fs = os.path.join(hdir, "fs")
     for sub in ("log", "run", "etc-work", "fs/etc/sudoers.d", "fs/ssh/ssh_config.d", "fs/Library/LaunchDaemons", "fs/Library/Logs",
                 "fs/Library/Preferences/SystemConfiguration", "fs/Library/Developer/CommandLineTools/usr/bin",
-                "fs/opt/homebrew/bin", "fs/var/log", "fs/Users/Shared"):
+                "fs/opt/homebrew/bin", "fs/var/log", "fs/var/db/softwareupdate", "fs/Users/Shared"):
         os.makedirs(os.path.join(hdir, sub), exist_ok=True)
     os.makedirs(os.path.join(paths.saved_mounts, name, "root"), exist_ok=True)
     for log in ("shim.log", "exec.log", "read.log", "launchd.log", "sshd.log"):

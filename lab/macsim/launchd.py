@@ -74,7 +74,8 @@ def setup_mounts(root, host, lab, log):
     _bind(log, hdir, layout.HOST_STATE_DIR)
     _bind(log, root, layout.HOST_WORLD_DIR, readonly=True)
     # The whole of /opt is the host's own (Homebrew, and /opt/macops where roles put a venv).
-    for sub in ("Users", "Library", "opt", "var/log"):
+    # /var/db/softwareupdate: softwareupdated's own state (what declarative management enforces), per host.
+    for sub in ("Users", "Library", "opt", "var/log", "var/db/softwareupdate"):
         _bind(log, os.path.join(fs, sub), "/" + sub)
     # /etc is the machine's with the host's fs/etc as writable upper layer: its passwd, sudoers,
     # hosts, pf.conf, pf.anchors/ and whatever a become task writes stay per host, and files can

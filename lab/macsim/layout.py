@@ -48,7 +48,7 @@ LAUNCHD_SOCKET = HOST_STATE_DIR + "/run/launchd.sock"
 # Directories a host mounts over; created on the machine's root file system by `up` when
 # missing (empty mount points) and removed by `down`.
 HOST_MOUNTPOINTS = (
-    "/Users", "/Library", "/opt", "/var/db/maclab", "/var/db/maclab-world",
+    "/Users", "/Library", "/opt", "/var/db/maclab", "/var/db/maclab-world", "/var/db/softwareupdate",
     "/var/db/maclab-linux/bin", "/var/db/maclab-linux/sbin",
 )
 

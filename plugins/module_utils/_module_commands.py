@@ -42,6 +42,7 @@ SYSTEM_DIRS = {
     "PlistBuddy": ["/usr/libexec"],
     "df": ["/bin"],
     "fdesetup": ["/usr/bin"],
+    "profiles": ["/usr/bin"],
     "sysctl": ["/usr/sbin"],
     "softwareupdate": ["/usr/sbin"],
     "sudo": ["/usr/bin"],
@@ -103,17 +104,19 @@ def result_of(argv, timeout=READ_TIMEOUT_SECONDS, stdin_text=None):
 
 def follow(argv, stdin_text, on_output):
     """Run argv with ``stdin_text`` on its stdin (a password, never an argument) and call ``on_output`` with all
-    it printed so far (stdout and stderr merged) after each line, for a long command whose progress a caller
-    shows; (rc, output) once it ends."""
+    it printed so far (stdout and stderr merged) each time it prints, for a long command whose progress a caller
+    shows; (rc, output) once it ends. Read as it comes, not line by line: a command that writes its progress
+    newline-first (softwareupdate) shows each figure when it is printed, not when the next one begins."""
     process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,  # pylint: disable=ansible-bad-function
                                stderr=subprocess.STDOUT)
     process.stdin.write(stdin_text.encode("utf-8"))
     process.stdin.close()
-    output = ""
-    for line in iter(process.stdout.readline, b""):
-        output += _text(line)
-        on_output(output)
-    return process.wait(), output
+    received = b""
+    for chunk in iter(lambda: os.read(process.stdout.fileno(), 65536), b""):
+        received += chunk
+        on_output(_text(received))
+    process.stdout.close()
+    return process.wait(), _text(received)
 
 
 def find_command(module, name):

@@ -30,6 +30,7 @@ from ansible_collections.macops.cluster.plugins.module_utils._node_reads import 
     read_one_command_groups,
     read_mac,
     read_macos,
+    read_managed,
     read_network,
     read_packages,
     read_programs,
@@ -129,6 +130,8 @@ def collect(module):
         node["exo"] = node_verdict(module.params["exo"], exo_found, answers.get("exo"))
     if "settings" in groups:
         node["settings"] = read_settings(module, reads)
+    if "managed" in groups:
+        node["managed"] = read_managed(module, reads)
     if "packages" in groups:
         node["packages"] = read_packages(reads, module.params["packages"])
     if "ssh" in groups:

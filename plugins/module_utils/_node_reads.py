@@ -15,6 +15,7 @@ from xml.parsers.expat import ExpatError
 
 from ansible_collections.macops.cluster.plugins.module_utils import _module_commands as commands
 from ansible_collections.macops.cluster.plugins.module_utils import _launchctl_disabled, _lsof, _pmset, _rdma_facts, _vm_stat
+from ansible_collections.macops.cluster.plugins.module_utils import _managed_updates
 from ansible_collections.macops.cluster.plugins.module_utils._exo_health import launchdaemon_settings
 from ansible_collections.macops.cluster.plugins.module_utils._exo_probe import ask_peers, read_health
 from ansible_collections.macops.cluster.plugins.module_utils._mac_facts import build_mac
@@ -41,8 +42,10 @@ MAX_FILE_BYTES = 1 << 20
 # The keys of /Library/Preferences/com.apple.SoftwareUpdate.plist that System Settings > General >
 # Software Update > Automatic Updates writes (Apple's com.apple.SoftwareUpdate MDM payload names them;
 # not confirmed from a captured file). A key the file lacks is macOS's default, which we do not know.
+# SplatEnabled: the Background Security Improvements toggle of macOS 26.1 and later (one source names it,
+# unconfirmed on a Mac); CriticalUpdateInstall governs security responses before it.
 AUTO_UPDATE_KEYS = ("AutomaticCheckEnabled", "AutomaticDownload", "AutomaticallyInstallMacOSUpdates",
-                    "CriticalUpdateInstall", "ConfigDataInstall")
+                    "CriticalUpdateInstall", "ConfigDataInstall", "SplatEnabled")
 # launchctl print's exit status for a service launchd does not know.
 LAUNCHD_NOT_LOADED = 113
 
@@ -330,6 +333,26 @@ def read_network(module, reads, wanted, daemon_loaded):
             "problems": plan_difference_problems(host, planned["differences"], daemon_loaded)}
 
 
+def _property_list(module, path):
+    """A property list file's contents, {} where there is none (a Mac no MDM manages has neither file)."""
+    if not os.path.exists(path):
+        return {}
+    try:
+        with open(path, "rb") as handle:
+            found = plistlib.load(handle)
+    except (OSError, ValueError, ExpatError) as exc:
+        module.fail_json(msg="%s is not a property list: %s" % (path, exc))
+    return found if isinstance(found, dict) else {}
+
+
+def read_managed(module, reads):
+    """C(managed): the MDM enrollment, the days updates are deferred (a restrictions profile, DDM) and the installs
+    DDM enforces (_managed_updates)."""
+    enrollment = commands.parse(module, _managed_updates.parse_enrollment, reads.output("enrollment"))
+    return _managed_updates.managed(enrollment, _property_list(module, _managed_updates.RESTRICTIONS_PLIST),
+                                    _property_list(module, _managed_updates.DDM_STATE_PLIST))
+
+
 def read_settings(module, reads):
     """C(settings): the power settings in use (C(pmset -g), values as printed) and the automatic
     update settings (each of AUTO_UPDATE_KEYS: true, false, or null when the file does not set it)."""
@@ -409,6 +432,8 @@ def plan_reads(module, groups):
         reads.add("updates", [need(module, "softwareupdate"), "--list"])
     if "settings" in groups:
         reads.add("pmset", [need(module, "pmset"), "-g"])
+    if "managed" in groups:
+        reads.add("enrollment", [need(module, "profiles"), "status", "-type", "enrollment"])
     if "packages" in groups:
         add_packages_read(reads, params["packages"])
     if "sudo" in groups:

@@ -301,9 +301,10 @@ REGISTRY = {
         "Run site.yml on the node (the python_env and mlx roles make the environment)."),
     "macos_auto_update_on": _code(
         WARNING, "doctor",
-        "The node installs macOS updates by itself: one node updating alone splits the cluster's build.",
-        "Run site.yml --tags power (it turns automatic macOS installs off and keeps checking on), and update the "
-        "nodes together with update-macos.yml."),
+        "The node installs macOS updates or security responses by itself: one node changing its build alone splits "
+        "the cluster.",
+        "Run site.yml --tags power (it turns automatic macOS and security-response installs off and keeps checking "
+        "on), and update the nodes together with update-macos.yml."),
     "power_sleep_on": _code(
         WARNING, "doctor",
         "The node goes to sleep when idle (pmset sleep is not 0): a sleeping node drops out of the cluster.",

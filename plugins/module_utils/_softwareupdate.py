@@ -11,9 +11,12 @@ since macOS 13, Background Security Improvement since 26.1) is listed the same w
 (a)-25D771280a`` / ``Title: macOS Background Security Improvement (a), Version: 26.3.1 (a), Size: 208896KiB, ...``.
 Sizes are in ``KiB``, or in ``K`` on older releases (both KiB).
 
-And the output of ``softwareupdate --install ... --stdinpass``: its ``Downloading: n%`` lines (the
+And the output of ``softwareupdate --install ... --stdinpass``: its ``Downloading: n%`` ticks (the
 first 60 % download, the rest prepare, as super reads them), ``Downloaded: <title>`` (with
-``--restart`` the Mac restarts right after it) and the error lines the deployed update tools match."""
+``--restart`` the Mac restarts right after it) and the error lines the deployed update tools match.
+softwareupdate writes each tick newline-first (``\nDownloading: 12.00%``), so the last tick has no newline
+after it until the next one comes; off a terminal ticks may also run together or end in ``\r``. The
+update tools split the stream after each ``%`` (super: ``tr -u '%' '\n'``); so does parse_install."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -32,6 +35,8 @@ _SIZE = re.compile(r"^(?P<number>[0-9]+)\s*(?:KiB|K)$")
 # A version as softwareupdate prints it: 26.3.1, or 26.3.1 (a) for a security response.
 _RELEASE = re.compile(r"^(?P<version>[0-9]+(?:\.[0-9]+){0,2})(?:\s*(?P<extra>\([a-z]\)))?$")
 _PROGRESS = re.compile(r"^Downloading:\s*(?P<percent>[0-9.]+)\s*%")
+# A tick's end: the `%` of `Downloading: n%`, where the next tick or line may follow without a newline.
+_TICK_END = re.compile(r"%(?!\n)")
 # The error lines the update tool super matches in softwareupdate's output (Macjutsu/super 5.1, `super` l.7085-7097).
 ERROR_LINES = ("Failed to authenticate", "No such update", "Not enough free disk space", "Failed to download",
                "Can\u2019t connect", "Can't connect", "Couldn't communicate", "No updates are available")
@@ -73,7 +78,7 @@ def parse_install(text):
     """-> {percent (the last Downloading: figure, or None), phase (finding, downloading, preparing, downloaded),
     downloaded (bool), error (the first error line, or None), last (the last line)} of an install's output so far."""
     found = {"percent": None, "phase": "finding", "downloaded": False, "error": None, "last": None}
-    for line in (text or "").splitlines():
+    for line in _TICK_END.sub("%\n", text or "").splitlines():
         line = line.strip()
         if not line:
             continue

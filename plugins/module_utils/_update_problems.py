@@ -25,6 +25,18 @@ UPDATE_CODES = {
         WARNING, "update",
         "A node offers a major macOS upgrade; update-macos.yml installs one only when macos_update_version names it.",
         "Set macos_update_version to the major version (such as 27) once the cluster's software supports it."),
+    "macos_update_mdm_deferred": registry_entry(
+        WARNING, "update",
+        "An MDM defers updates on the node: softwareupdate offers an update only days after its release, so nodes "
+        "managed otherwise are offered different builds, or none.",
+        "Give every cluster node the same deferral (one group in the MDM), or wait until it has passed on every node; "
+        "update-macos.yml installs only an update every node offers."),
+    "macos_update_mdm_enforced": registry_entry(
+        WARNING, "update",
+        "Declarative device management enforces a macOS install on the node: macOS installs it and restarts the "
+        "node at the declared time on its own, one node apart from the others.",
+        "Enforce the same build on every cluster node at one time in the MDM (or leave the nodes out of that "
+        "declaration), or install it on every node first with update-macos.yml (macos_update_version)."),
     "macos_update_disk_short": registry_entry(
         ERROR, "update",
         "A node has less free disk than the update needs (its size plus macos_update_free_margin_gb to prepare "

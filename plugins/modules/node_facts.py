@@ -61,6 +61,10 @@ description:
     reach is a problem (C(ssh_peer_unreachable)), not a failure.
   - C(settings) reads the power settings in use (C(pmset -g)) and the automatic update settings
     (O(software_update_plist), read as a file, no C(defaults) run).
+  - C(managed) reads whether an MDM manages the Mac's updates (C(profiles status -type enrollment)), the deferrals
+    of a restrictions profile (C(/Library/Managed Preferences/com.apple.applicationaccess.plist)) and what
+    declarative device management enforces (C(/var/db/softwareupdate/SoftwareUpdateDDMStatePersistence.plist),
+    root only; key names unconfirmed from a captured file).
   - Read-only; never reports a change.
 author: macops.cluster team (@macops)
 extends_documentation_fragment:
@@ -72,7 +76,7 @@ options:
     type: list
     elements: str
     choices: [mac, macos, disk, filevault, launchd, boot, wired_limit, rdma, updates, user, files, models, links, exo,
-              network, settings, packages, sudo, ssh, listening, memory, programs]
+              network, settings, packages, sudo, ssh, listening, memory, programs, managed]
     default: [mac, macos, disk, filevault, launchd, user]
   volumes:
     description: Paths whose volume C(disk) measures, each given to C(df -k) as is.
@@ -411,11 +415,22 @@ packages:
   returned: when C(packages) is gathered
   sample: {"python_path": "/opt/macops/venv/bin/python", "found": true, "python": "3.12.8",
            "versions": {"mlx": "0.32.4", "mlx-lm": "0.32.2"}, "error": null}
+managed:
+  description:
+    - Whether an MDM manages the Mac's updates. C(enrolled), C(dep), C(user_approved), C(server) (the MDM's URL or
+      null); C(deferred_days) with C(minor), C(major) and C(other), the days each kind of update is held back (the
+      longer of a restrictions profile's and DDM's) or null; C(enforced), each install DDM enforces, soonest first,
+      with C(version), C(build), C(at) (local time, as the declaration says) and C(details_url).
+  type: dict
+  returned: when C(managed) is gathered
+  sample: {"enrolled": true, "dep": true, "user_approved": true, "server": "https://mdm.example.com/mdm",
+           "deferred_days": {"minor": 14, "major": 90, "other": null},
+           "enforced": [{"version": "26.4", "build": null, "at": "2026-12-10T02:00:00", "details_url": null}]}
 settings:
   description:
     - C(power) (the settings in use, name to value as C(pmset -g) prints them), C(auto_updates) (C(AutomaticCheckEnabled),
-      C(AutomaticDownload), C(AutomaticallyInstallMacOSUpdates), C(CriticalUpdateInstall), C(ConfigDataInstall), each true,
-      false, or null where the file does not set it) and C(software_update_plist).
+      C(AutomaticDownload), C(AutomaticallyInstallMacOSUpdates), C(CriticalUpdateInstall), C(ConfigDataInstall),
+      C(SplatEnabled), each true, false, or null where the file does not set it) and C(software_update_plist).
   type: dict
   returned: when C(settings) is gathered
   sample: {"power": {"sleep": "0", "autorestart": "1", "womp": "1"}, "auto_updates": {"AutomaticallyInstallMacOSUpdates": false}}
@@ -431,7 +446,8 @@ from ansible_collections.macops.cluster.plugins.module_utils._node_collect impor
 from ansible_collections.macops.cluster.plugins.module_utils._parsing import ParseError
 
 GROUPS = ["mac", "macos", "disk", "filevault", "launchd", "boot", "wired_limit", "rdma", "updates", "user", "files",
-          "models", "links", "exo", "network", "settings", "packages", "sudo", "ssh", "listening", "memory", "programs"]
+          "models", "links", "exo", "network", "settings", "packages", "sudo", "ssh", "listening", "memory", "programs",
+          "managed"]
 DEFAULT_GROUPS = ["mac", "macos", "disk", "filevault", "launchd", "user"]
 
 

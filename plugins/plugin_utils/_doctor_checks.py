@@ -246,20 +246,30 @@ def _power(host, node):
     return results
 
 
+# What a node installs by itself, by the keys that let it (the power role turns each off): macOS updates, and security
+# responses (Rapid Security Responses, CriticalUpdateInstall; Background Security Improvements on 26.1 and later,
+# SplatEnabled). Either changes the node's build alone.
+AUTO_INSTALLS = (("macOS updates", ("AutomaticallyInstallMacOSUpdates",)),
+                 ("security responses", ("CriticalUpdateInstall", "SplatEnabled")))
+
+
 def _auto_updates(host, node):
     auto = (node.get("settings") or {}).get("auto_updates")
     if auto is None:
         return []
-    on = auto.get("AutomaticallyInstallMacOSUpdates") is True
-    found = None if not on else problem(
-        "macos_auto_update_on", "%s installs macOS updates by itself (AutomaticallyInstallMacOSUpdates in %s): one "
-        "node updating alone splits the cluster's build, and exo and RDMA need it identical everywhere." % (
-            host, (node.get("settings") or {}).get("software_update_plist")),
-        "Run site.yml --tags power (AutomaticallyInstallMacOSUpdates off on %s, checking kept on; or `sudo defaults "
-        "write /Library/Preferences/com.apple.SoftwareUpdate AutomaticallyInstallMacOSUpdates -bool false`), and "
-        "update every node together with update-macos.yml." % host, host=host)
-    detail = "installs macOS updates by itself" if on else "macOS updates are not installed by themselves"
-    return [_verdict("macos_auto_updates", not on, detail, found)]
+    installs = [(what, [key for key in keys if auto.get(key) is True]) for what, keys in AUTO_INSTALLS]
+    installs = [(what, keys) for what, keys in installs if keys]
+    keys = [key for _what, found in installs for key in found]
+    what = " and ".join(kind for kind, _keys in installs)
+    found = None if not installs else problem(
+        "macos_auto_update_on", "%s installs %s by itself (%s in %s): one node changing its build alone splits the "
+        "cluster, and exo and RDMA need it identical everywhere." % (
+            host, what, ", ".join(keys), (node.get("settings") or {}).get("software_update_plist")),
+        "Run site.yml --tags power (%s off on %s, checking kept on; or `sudo defaults write "
+        "/Library/Preferences/com.apple.SoftwareUpdate <key> -bool false` for each), and update every node together "
+        "with update-macos.yml." % (", ".join(keys), host), host=host, details={"keys": keys})
+    detail = ("installs %s by itself" % what) if installs else "neither macOS updates nor security responses install by themselves"
+    return [_verdict("macos_auto_updates", not installs, detail, found)]
 
 
 def software(sweep):

@@ -13,6 +13,7 @@ __metaclass__ = type
 from collections import Counter
 
 from ansible_collections.macops.cluster.plugins.module_utils._problems import ERROR, WARNING, problem
+from ansible_collections.macops.cluster.plugins.module_utils._sw_vers import release
 
 GIB = 1073741824
 
@@ -22,18 +23,42 @@ def version_key(version):
     return tuple(int(piece) if piece.isdigit() else 0 for piece in str(version or "").split("."))
 
 
+def _release(mac):
+    """A node's release as macOS names it: 26.3.1, or 26.3.1 (a) with a security response."""
+    return release(mac.get("macos_version") or "", mac.get("macos_version_extra"))
+
+
+def _release_key(mac):
+    """26.3.1 < 26.3.1 (a) < 26.3.1 (b) < 26.3.2."""
+    return version_key(mac.get("macos_version")) + ((mac.get("macos_version_extra") or "").strip("()"),)
+
+
 def cluster_build(macs):
-    """(build, version, hosts on it) most nodes run; on a tie the newest, so that the older nodes are
-    the ones told to update (nodes can update, not downgrade). None when no node has a build."""
+    """(build, release, hosts on it) most nodes run; on a tie the newest (a security response after its release),
+    so that the older nodes are the ones told to update (nodes can update, not downgrade). None when no node has a
+    build."""
     builds = dict((host, str(mac["macos_build"])) for host, mac in macs.items() if mac and mac.get("macos_build"))
     if not builds:
         return None
-    versions = {}
+    first = {}
     for host, build in builds.items():
-        versions.setdefault(build, macs[host].get("macos_version"))
+        first.setdefault(build, macs[host])
     counts = Counter(builds.values())
-    target = max(counts, key=lambda build: (counts[build], version_key(versions[build]), build))
-    return target, versions[target], sorted(host for host, build in builds.items() if build == target)
+    target = max(counts, key=lambda build: (counts[build], _release_key(first[build]), build))
+    return target, _release(first[target]), sorted(host for host, build in builds.items() if build == target)
+
+
+def _drift(mac, target_mac):
+    """What a node's build differs by, when a security response is the difference: a sentence, else ''."""
+    mine, theirs = mac.get("macos_version_extra"), target_mac.get("macos_version_extra")
+    if mine == theirs or mac.get("macos_version") != target_mac.get("macos_version"):
+        return ""
+    if mine and not theirs:
+        return (" It carries the security response %s, which the others do not: installed by itself (automatic "
+                "security responses on: site.yml --tags power turns them off) or by hand. A response is not taken "
+                "back: update the others to it (update-macos.yml -e 'macos_update_version=\"%s\"')." % (
+                    mine, _release(mac)))
+    return " The others carry the security response %s, which it does not." % theirs
 
 
 def _number(value):
@@ -120,16 +145,18 @@ def node_checks(host, mac, node, macs, min_macos="26.2", require_same_build=True
 
     majority = cluster_build(macs)
     if majority is not None:
-        target, target_version, on_target = majority
+        target, target_release, on_target = majority
         others = ", ".join(on_target)
+        target_mac = macs[on_target[0]]
         results.append(_check(
             "macos_build_mismatch", ERROR if require_same_build else WARNING,
             "macos_build", build == target,
             "build %s; most nodes run %s (%s)" % (build, target, others),
-            "%s runs macOS build %s, the other nodes %s (%s); exo and RDMA need the identical build on every node."
-            % (host, build, target, others),
-            "Bring %s to build %s (macOS %s: same version, same beta or Rapid Security Response) in System Settings "
-            "> General > Software Update, or update all nodes to one newer build." % (host, target, target_version),
+            "%s runs macOS %s (build %s), the other nodes %s (%s, build %s); exo and RDMA need the identical build on "
+            "every node.%s" % (host, _release(mac), build, target_release, others, target, _drift(mac, target_mac)),
+            "Bring %s to build %s (macOS %s: same version, same beta or security response), or every node to one "
+            "newer build: update-macos.yml (macos_update_version=\"%s\" where the node is offered it), or System "
+            "Settings > General > Software Update." % (host, target, target_release, target_release),
             host))
 
     memory_gb = round(int(mac.get("memory_bytes") or 0) / GIB, 1)

@@ -142,6 +142,31 @@ def _filevault_problem(host, facts):
         host, why), host=host, details={"filevault": state})]
 
 
+def _managed_problems(host, facts, target):
+    """What an MDM does to this node's updates (node_facts' managed): a deferral that holds offers back, and an
+    install declarative management enforces on its own schedule (none where it enforces the run's own target)."""
+    managed = facts.get("managed") or {}
+    problems = []
+    server = managed.get("server") or "its MDM"
+    deferred = dict((kind, days) for kind, days in (managed.get("deferred_days") or {}).items() if days)
+    if deferred:
+        problems.append(problem(
+            "macos_update_mdm_deferred", "%s: %s defers %s: softwareupdate offers such an update only that long after "
+            "its release, so a node managed otherwise is offered another build, or none." % (
+                host, server, ", ".join("%s updates by %d days" % (kind, days) for kind, days in sorted(deferred.items()))),
+            host=host, details={"deferred_days": deferred}))
+    for enforced in managed.get("enforced") or []:
+        if target and enforced["version"] == target["version"] and enforced.get("build") in (None, target["build"]):
+            continue
+        problems.append(problem(
+            "macos_update_mdm_enforced", "%s: %s enforces macOS %s%s by %s (declarative device management): macOS "
+            "installs it and restarts the node then on its own, whatever this run does." % (
+                host, server, enforced["version"], " (%s)" % enforced["build"] if enforced.get("build") else "",
+                enforced.get("at") or "a date it sets"),
+            host=host, details=dict(enforced)))
+    return problems
+
+
 def _node_problems(host, facts, owner, target, margin, offered_checked):
     problems = ([] if offered_checked else _offered_problem(host, facts, target)) + _filevault_problem(host, facts)
     free = _free_bytes(facts)
@@ -182,7 +207,7 @@ def update_plan(facts_by_host, owners_by_host, settings):
     order = [h for h in settings.get("order") or sorted(facts_by_host) if h in facts_by_host]
     plan = {"target": None, "nodes": {}, "waves": [], "problems": [], "strategy": settings["strategy"]}
     target, problems = choose_target(facts_by_host, settings.get("version") or "")
-    plan["problems"] = problems
+    plan["problems"] = problems + [p for host in order for p in _managed_problems(host, facts_by_host[host], target)]
     for host in order:
         macos = facts_by_host[host].get("macos") or {}
         plan["nodes"][host] = {"from_version": _release(macos, "extra"), "from_build": macos.get("build"),

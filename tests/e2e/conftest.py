@@ -49,6 +49,7 @@ def lab(lab_shape):
         maclab("up", "--ssh-timeout", "30", "--boot-seconds", BOOT_SECONDS, *lab_shape)
     up_seconds = time.time() - started
     yield {"up_seconds": up_seconds, "lab": read_json("lab.json")}
+    labtools.close_ssh_connections()
     # make test hands the converged lab on to molecule, whose destroy takes it down.
     if os.environ.get("MACLAB_KEEP_UP") != "1":
         maclab("down")

@@ -69,6 +69,7 @@ def archive_lab_logs():
 def maclab(*args, check=True, timeout=180):
     if args[:1] == ("down",):
         archive_lab_logs()
+        close_ssh_connections()
     proc = subprocess.run([sys.executable, MACLAB] + list(args), stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, universal_newlines=True, timeout=timeout)
     if check and proc.returncode != 0:
@@ -77,10 +78,31 @@ def maclab(*args, check=True, timeout=180):
     return proc
 
 
+# The helpers' SSH sessions to a host share one connection (OpenSSH multiplexing): a new connection costs about 95 ms
+# of CPU (its key exchange), a session over an open one about 1 ms, and the suite is CPU-bound (tests poll nodes over
+# SSH). A shared connection ends 30 s after its last session, when its host goes down (a hung one within 6 s:
+# ServerAlive), or at close_ssh_connections (maclab down, the session's end).
+MUX_DIR = os.path.join(ROOT, "controller", "mux")
+
+
+def ssh_argv(host):
+    """`ssh` to a lab host through its shared connection, the lab's own ssh_config otherwise."""
+    os.makedirs(MUX_DIR, exist_ok=True)
+    return ["ssh", "-F", os.path.join(ROOT, "controller", "ssh_config"), "-o", "ControlMaster=auto",
+            "-o", "ControlPath=%s/%%C" % MUX_DIR, "-o", "ControlPersist=30", "-o", "ServerAliveInterval=3",
+            "-o", "ServerAliveCountMax=2", host, "--"]
+
+
+def close_ssh_connections():
+    """End every shared connection the helpers opened (each socket's master), so none outlives the lab or the run."""
+    for socket_path in glob.glob(os.path.join(MUX_DIR, "*")):
+        subprocess.run(["ssh", "-o", "ControlPath=" + socket_path, "-O", "exit", "lab-host"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=30)
+
+
 def ssh(host, command, check=True, timeout=60):
-    proc = subprocess.run(["ssh", "-F", os.path.join(ROOT, "controller", "ssh_config"), host, "--", command],
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
-                          timeout=timeout, stdin=subprocess.DEVNULL)
+    proc = subprocess.run(ssh_argv(host) + [command], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          universal_newlines=True, timeout=timeout, stdin=subprocess.DEVNULL)
     if check and proc.returncode != 0:
         raise AssertionError("ssh %s %r failed (rc %d): %s" % (host, command, proc.returncode, proc.stderr))
     return proc
@@ -211,8 +233,7 @@ def sudo(host, command, check=True, timeout=60):
     for it, as on a Mac)."""
     with open(os.path.join(ROOT, "controller", "become_password")) as handle:
         password = handle.read().strip()
-    proc = subprocess.run(["ssh", "-F", os.path.join(ROOT, "controller", "ssh_config"), host, "--",
-                           "sudo -S -p '' /bin/sh -c %s" % shlex.quote(command)],
+    proc = subprocess.run(ssh_argv(host) + ["sudo -S -p '' /bin/sh -c %s" % shlex.quote(command)],
                           input=password + "\n", stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           universal_newlines=True, timeout=timeout)
     if check and proc.returncode != 0:

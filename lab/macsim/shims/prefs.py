@@ -232,3 +232,18 @@ def _write_out(target, blob):
         return
     with open(target, "wb") as fh:
         fh.write(blob)
+
+
+@command("/usr/bin/profiles")
+def cmd_profiles(host, args):
+    """`profiles status -type enrollment`: the MDM enrollment, as the update tool super and Fleet's agent read it
+    (state.json's "mdm": {"enrolled", "dep", "server"}; a Mac no MDM manages has none). Other verbs: not simulated."""
+    if args[:3] != ["status", "-type", "enrollment"]:
+        raise Fail(1, "profiles: the lab simulates only `profiles status -type enrollment` (lab wording)\n")
+    mdm = host.state.get("mdm") or {}
+    if not mdm.get("enrolled"):
+        out("Enrolled via DEP: No\nMDM enrollment: No\n")
+        return 0
+    out("Enrolled via DEP: %s\nMDM enrollment: Yes (User Approved)\nMDM server: %s\n" % (
+        "Yes" if mdm.get("dep") else "No", mdm.get("server") or "https://mdm.example.com/mdm"))
+    return 0

@@ -3,8 +3,8 @@ listUsers, listcryptousers and unlockVolume -verify; dscl's GeneratedUID comes f
 
 What an install does on Apple silicon, as the deployed update tools run it (Macjutsu/super, grahampugh/erase-install):
 `softwareupdate --install <label> --restart --agree-to-license --user <owner> --stdinpass` run as root with
-the owner's password on stdin prints the `Downloading: n%` lines (the update's first 60 % download, the
-rest prepare), `Downloaded: <title>`, then restarts the Mac into the new build (an authenticated restart:
+the owner's password on stdin prints the `Downloading: n%` ticks, each newline-first as softwareupdate writes
+them (the update's first 60 % download, the rest prepare), `Downloaded: <title>`, then restarts the Mac into the new build (an authenticated restart:
 FileVault does not stop it at the unlock screen). The lab spreads the lines over the host's
 update_seconds (`maclab offer-update ... --seconds U`), stages the new build in state.json (staged_update)
 and asks PID 1 for the restart; the lab's supervisor boots the host into the staged build. An account that
@@ -115,13 +115,14 @@ def install(host, label, flags):
     title = update.get("title") or label
     if _free_bytes(host) < int(update.get("size_kib", 0)) * 1024 + PREPARE_BYTES:
         raise Fail(1, NOT_ENOUGH_DISK % title)
-    out("Downloading %s\n\n" % title)
+    out("Downloading %s\n" % title)
     seconds = float(host.state.get("update_seconds", DEFAULT_UPDATE_SECONDS))
+    # Newline-first, as softwareupdate writes its ticks: the last one has no newline after it until the next.
     for percent in (0.10, 10.0, 25.0, 40.0, 53.9, 60.0, 75.0, 90.0, 100.0):
-        out("Downloading: %.2f%%\n" % percent)
+        out("\nDownloading: %.2f%%" % percent)
         sys.stdout.flush()
         time.sleep(seconds / 9)
-    out("Downloaded: %s\n" % title)
+    out("\nDownloaded: %s\n" % title)
     sys.stdout.flush()
     user = flags.get("--user")
     if user and (user not in volume_owners(host) or not password_matches(host, user, password)

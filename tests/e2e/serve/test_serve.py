@@ -364,7 +364,6 @@ def test_reboot_cluster_stops_the_served_model_and_it_answers_again_after_the_re
 
 
 UPDATE = os.path.join(REPO, "update-macos.yml")
-UPDATE_LABEL = "macOS Tahoe 26.3-25D60"
 STOP_LABELS = ("org.macops.serve", "org.macops.exo")
 
 
@@ -379,10 +378,11 @@ def disabled_jobs():
                 for host in HOSTS)
 
 
-def offered_fresh(seconds=2):
-    """Every node on macOS 26.2 (25C56), offered 26.3 (25D60): each update test starts there, whatever ran before."""
-    maclab("macos", "26.2", "25C56")
-    maclab("offer-update", "26.3", "25D60", "--seconds", str(seconds))
+def offered_fresh(seconds=2, running=("26.2", "25C56"), offered=("26.3", "25D60")):
+    """Every node on macOS 26.2 (25C56), offered 26.3 (25D60), or the given (release, build) pairs: each update test
+    starts there, whatever ran before."""
+    maclab("macos", *running)
+    maclab("offer-update", offered[0], offered[1], "--seconds", str(seconds))
     return builds()
 
 
@@ -412,8 +412,9 @@ def files_holding(text):
 
 
 def test_update_macos_refuses_before_any_node_changes(served):
-    """A split offer, a node offered nothing, too little disk, and FileVault whose restart nothing could unlock: each
-    refused by the plan, naming the node, with nothing stopped, disabled or installed."""
+    """A split offer, a node offered nothing, too little disk, FileVault whose restart nothing could unlock, and an
+    MDM that holds an offer back (named beside an install it enforces): each refused by the plan, naming the node, with
+    nothing stopped, disabled or installed."""
     before, old = get("/macops/v1/status"), offered_fresh()
     refusals = [
         (lambda: maclab("offer-update", "26.3", "25D72", "mac3"), "macos_update_label_mismatch",
@@ -423,6 +424,9 @@ def test_update_macos_refuses_before_any_node_changes(served):
         (lambda: maclab("fault", "disk-full", "mac2", "2G"), "macos_update_disk_short", "mac2 has 2.0 GB free"),
         (lambda: (maclab("fault", "filevault-on", "mac4"), maclab("fault", "authrestart-unsupported", "mac4")),
          "macos_update_filevault_unlock", "mac4: FileVault is on and fdesetup supportsauthrestart says false"),
+        # An MDM holds mac4's offer back (refused: not offered, and why) and enforces 26.4 on mac2 (a warning).
+        (lambda: (maclab("fault", "mdm-deferral", "mac4", "14"), maclab("fault", "mdm-enforced", "mac2", "26.4")),
+         "macos_update_mdm_deferred", "mac4: https://mdm.example.com/mdm defers minor updates by 14 days"),
     ]
     try:
         for inject, code, names in refusals:
@@ -431,6 +435,9 @@ def test_update_macos_refuses_before_any_node_changes(served):
             refused = update_macos(served, check=False)
             assert refused.returncode != 0 and code in refused.stdout, refused.stdout[-3000:]
             assert names in refused.stdout, refused.stdout[-3000:]
+            if code == "macos_update_mdm_deferred":
+                assert "macos_update_not_offered" in refused.stdout and "macos_update_mdm_enforced" in refused.stdout
+                assert "mac2: https://mdm.example.com/mdm enforces macOS 26.4 by" in refused.stdout
             maclab("fault", "clear")
     finally:
         maclab("fault", "clear")
@@ -466,15 +473,18 @@ def test_a_wrong_password_fails_on_the_canary_and_serving_comes_back_on_the_old_
 
 
 def test_update_macos_takes_every_node_to_the_new_build_through_a_failed_wave_and_as_an_awx_job(served):
-    """Canary mac1, then mac2 to mac4 together: mac3 hangs after Downloaded: with FileVault on (the deadline restarts
-    it with fdesetup authrestart, or it would stop at the unlock screen) and mac4 fails to authenticate. mac2 and mac3
-    end on the new build, mac4 on the old, so serving stays stopped and disabled. Then update-macos.yml as an AWX job
-    (the password from a credential) updates mac4 alone, sets again what an update can reset (macOS's automatic
-    installs, the wired limit), serving answers again, and a second run changes nothing.
+    """The update is a security response (the Background Security Improvement 26.3.1 (a), issue 48), installed in
+    lockstep like any update. Canary mac1, then mac2 to mac4 together: mac3 hangs after Downloaded: with FileVault
+    on (the deadline restarts it with fdesetup authrestart, or it would stop at the unlock screen) and mac4 fails to
+    authenticate. mac2 and mac3 end on the new build, mac4 on the old, so serving stays stopped and disabled. Then
+    update-macos.yml as an AWX job (the password from a credential) updates mac4 alone, sets again what an update
+    can reset (macOS's automatic installs, the wired limit), serving answers again, and a second run changes nothing.
     The password is in no output, event, report, shim argv or node's file."""
-    old = offered_fresh()
+    old = offered_fresh(running=("26.3.1", "25D2128"), offered=("26.3.1 (a)", "25D771280a"))
     predicted = update_macos(served, "--check")
-    assert "mac3: macOS 26.2 (25C56) -> 26.3 (25D60), wave 2 of 2." in predicted.stdout and builds() == old
+    assert "mac3: macOS 26.3.1 (25D2128) -> 26.3.1 (a) (25D771280a), wave 2 of 2." in predicted.stdout, \
+        predicted.stdout[-3000:]
+    assert builds() == old
     with open(os.path.join(ROOT, "controller", "become_password")) as handle:
         password = handle.read().strip()
     running = dict((h, sorted(label for label in STOP_LABELS
@@ -487,7 +497,7 @@ def test_update_macos_takes_every_node_to_the_new_build_through_a_failed_wave_an
         maclab("fault", "clear")
     assert split.returncode != 0 and "mac4: softwareupdate stopped without restarting: Failed to authenticate" in (
         split.stdout), split.stdout[-3000:]
-    assert builds() == {"mac1": "25D60", "mac2": "25D60", "mac3": "25D60", "mac4": "25C56"}
+    assert builds() == {"mac1": "25D771280a", "mac2": "25D771280a", "mac3": "25D771280a", "mac4": "25D2128"}
     nodes = update_section(served)["nodes"]
     assert (nodes["mac3"]["restarted_by_deadline"], nodes["mac4"]["outcome"]) == (True, "failed")
     authrestarts = [e["argv"] for e in labtools.log_lines("mac3", "shim.log") if "authrestart" in e["argv"]]
@@ -505,10 +515,11 @@ def test_update_macos_takes_every_node_to_the_new_build_through_a_failed_wave_an
     runner = run_job(job, dict(update_settings(served), macos_update_owner_password=job["password"]),
                      playbook="update-macos.yml")
     assert runner.status == "successful", runner.stdout.read()[-6000:]
-    assert builds() == dict((h, "25D60") for h in HOSTS)
+    assert builds() == dict((h, "25D771280a") for h in HOSTS)
+    assert set(ssh(h, "sw_vers -productVersionExtra").stdout.strip() for h in HOSTS) == {"(a)"}
     data = update_section(served)
     assert data["waves"] == [["mac4"]] and data["nodes"]["mac4"]["outcome"] == "updated"
-    assert data["nodes"]["mac4"]["from_build"] == "25C56" and data["serving"]["answered"]
+    assert data["nodes"]["mac4"]["from_build"] == "25D2128" and data["serving"]["answered"]
     status = get("/macops/v1/status")
     assert status["state"] == "ready" and status["started_at"] > started and answers()
     assert disabled_jobs() == dict((h, []) for h in HOSTS)

@@ -45,8 +45,9 @@ def mesh_session(source, target):
 def test_a_fifth_mac_joins_with_one_site_run_and_once_retired_its_key_opens_no_session(membership):
     site, with_new = membership
     # The new Mac on the cluster's build (the README's prerequisites), then cabled in: a cable to every node.
+    # The release with its security response, where the cluster carries one (this lane's nodes do).
     cluster_os = read_json("hosts", "mac1", "state.json")["os"]
-    maclab("macos", cluster_os["version"], cluster_os["build"], NEW)
+    maclab("macos", " ".join(filter(None, (cluster_os["version"], cluster_os.get("extra")))), cluster_os["build"], NEW)
     maclab("plug", NEW)
     joined = site(with_new)
     assert joined["verdict"] == "healthy", [p for p in joined["problems"] if p["severity"] != "info"]

@@ -42,13 +42,15 @@ def test_check_mode_predicts_the_real_run(converged):
         assert len(applied[host]) > 10, applied[host]  # a fresh lab: most roles change something
 
 
-def test_site_keeps_macos_checking_for_updates_but_never_installing_one_by_itself(converged):
-    """One node updating at night would split the cluster's build (doctor.yml's macos_auto_update_on, with the lab's
-    fault auto-update-on, finds the setting back on: test_site_doctor)."""
+def test_site_keeps_macos_checking_for_updates_but_never_installing_one_or_a_security_response_by_itself(converged):
+    """One node updating at night, or taking a security response in the background, would split the cluster's build
+    (doctor.yml's macos_auto_update_on, with the lab's faults auto-update-on and security-auto-on, finds either
+    setting back on: test_site_doctor)."""
     for host in HOSTS:
         with open(on_host(host, "/Library/Preferences/com.apple.SoftwareUpdate.plist"), "rb") as handle:
             settings = plistlib.load(handle)
         assert settings["AutomaticallyInstallMacOSUpdates"] is False and settings["AutomaticCheckEnabled"] is True
+        assert settings["CriticalUpdateInstall"] is False and settings["SplatEnabled"] is False
 
 
 def test_report_is_written_for_people_and_machines(site, converged):

@@ -230,6 +230,10 @@ FAULTS = [
     (("sleep-on", "mac2"), {("power_sleep_on", "mac2", None)}, {"mac2"}),
     (("autorestart-off", "mac3"), {("power_autorestart_off", "mac3", None)}, {"mac3"}),
     (("auto-update-on", "mac1"), {("macos_auto_update_on", "mac1", None)}, {"mac1"}),
+    # macOS's default: security responses install in the background, macOS updates do not.
+    (("security-auto-on", "mac2"), {("macos_auto_update_on", "mac2", None)}, {"mac2"}),
+    # ... and then one did: mac4 alone on 26.2 (a), a response's build: the cluster's builds split.
+    (("security-response", "mac4"), {("macos_build_mismatch", "mac4", None)}, {"mac4"}),
     (("update-pending", "mac4"), {("macos_update_pending", "mac4", None)}, {"mac4"}),
     (("package-version", "mac2", "mlx", "0.32.3"),
      {("software_pin_mismatch", "mac2", None), ("software_version_mismatch", "mac2", None)}, {"mac2"}),
@@ -268,10 +272,10 @@ FAULT = dict((f[0][0], f) for f in FAULTS)
 SWEEPS = [
     ("settings", ["disk-full", "wired-reset", "filevault-on", "update-pending"]),
     ("power", ["auto-update-on", "sleep-on", "autorestart-off", "down"]),
-    ("hang", ["ssd", "hang", "filevault-pending"]),
+    ("hang", ["ssd", "hang", "filevault-pending", "security-response"]),
     ("cables", ["cut", "degrade"]),
     ("boots", ["no-return", "slow-boot", "pf-off", "sudoers-broken"]),
-    ("ssh-key", ["ssh-key-lost"]),
+    ("ssh-key", ["ssh-key-lost", "security-auto-on"]),
     ("exo-stale-id", ["exo-stale-id", "package-version"]),
     ("exo-port", ["exo-port-blocked", "build"]),
     ("rdma-off", ["rdma-off"]),

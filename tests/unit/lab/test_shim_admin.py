@@ -1,4 +1,4 @@
-"""brew, pmset, softwareupdate, scutil, fdesetup, defaults, plutil, dscl, diskutil, df, nvram,
+"""brew, pmset, softwareupdate, profiles, scutil, fdesetup, defaults, plutil, dscl, diskutil, df, nvram,
 csrutil: output formats and persistence."""
 import json
 import os
@@ -66,6 +66,20 @@ def test_softwareupdate_list(lab):
                                      "version": "26.3", "size_kib": 7011352, "action": "restart"}]
     some = lab.run("softwareupdate", "-l").out
     assert "* Label: macOS Tahoe 26.3-25D125\n\tTitle: macOS Tahoe 26.3, Version: 26.3, " in some
+
+
+def test_profiles_says_the_mdm_enrollment_in_the_form_our_parser_reads(lab):
+    from ansible_collections.macops.cluster.plugins.module_utils import _managed_updates
+    alone = lab.run("profiles", "status", "-type", "enrollment")
+    assert alone.rc == 0 and _managed_updates.parse_enrollment(alone.out)["enrolled"] is False
+    with lab.edit_state() as state:
+        state["mdm"] = {"enrolled": True, "dep": True, "server": "https://mdm.example.com/mdm"}
+    managed = lab.run("profiles", "status", "-type", "enrollment").out
+    assert managed == ("Enrolled via DEP: Yes\nMDM enrollment: Yes (User Approved)\n"
+                       "MDM server: https://mdm.example.com/mdm\n")
+    assert _managed_updates.parse_enrollment(managed) == {"enrolled": True, "dep": True, "user_approved": True,
+                                                          "server": "https://mdm.example.com/mdm"}
+    assert lab.run("profiles", "list").rc == 1
 
 
 def test_scutil_names(lab):

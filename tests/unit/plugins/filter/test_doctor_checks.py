@@ -93,6 +93,9 @@ def test_a_healthy_node_passes_every_check_and_has_no_problem():
     (lambda s: s["settings"]["power"].update(autorestart="0"), [("power_autorestart_off", "mac1", None)]),
     (lambda s: s["settings"]["auto_updates"].update(AutomaticallyInstallMacOSUpdates=True),
      [("macos_auto_update_on", "mac1", None)]),
+    # A security response installed in the background changes the build as surely as an update.
+    (lambda s: s["settings"]["auto_updates"].update(CriticalUpdateInstall=True), [("macos_auto_update_on", "mac1", None)]),
+    (lambda s: s["settings"]["auto_updates"].update(SplatEnabled=True), [("macos_auto_update_on", "mac1", None)]),
     (lambda s: s["volumes"]["/"].update(free_gb=3.0), [("disk_space_low", "mac1", None)]),
     (lambda s: s["rdma"].update(ready=False, problems=[{
         "code": "rdma_port_down", "severity": "error", "host": None, "port": "en5", "peer": None,

@@ -136,3 +136,37 @@ def test_a_security_response_is_the_newest_minor_update_and_is_planned_by_its_re
     assert update_plan(newer, owners(), SETTINGS)["target"]["version"] == "26.4"
     refused = update_plan(nodes, owners(), dict(SETTINGS, version="26.3.1 (b)"))
     assert ("macos_update_not_offered", "mac1") in codes(refused)
+
+
+def managed(deferred=None, enforced=()):
+    return {"enrolled": True, "dep": True, "user_approved": True, "server": "https://mdm.example.com/mdm",
+            "deferred_days": dict({"minor": None, "major": None, "other": None}, **(deferred or {})),
+            "enforced": list(enforced)}
+
+
+def test_an_mdm_deferral_is_named_with_its_days_where_it_holds_offers_back():
+    """mac4's MDM defers minor updates 14 days: it offers nothing yet. The plan says why beside the refusal."""
+    held = dict(node(), managed=managed(deferred={"minor": 14}))
+    plan = update_plan(cluster(mac4=held), owners(), dict(SETTINGS, version="26.3"))
+    assert codes(plan) == [("macos_update_not_offered", "mac4"), ("macos_update_mdm_deferred", "mac4")]
+    deferred = plan["problems"][1]
+    assert deferred["severity"] == "warning" and deferred["details"] == {"deferred_days": {"minor": 14}}
+    assert deferred["message"].startswith("mac4: https://mdm.example.com/mdm defers minor updates by 14 days")
+    # Not enrolled, or enrolled without a deferral: nothing to say.
+    quiet = dict(node([offer("26.3", "25D60")]), managed=dict(managed(), enrolled=False))
+    assert codes(update_plan(cluster(mac2=quiet), owners(), SETTINGS)) == []
+
+
+def test_an_install_ddm_enforces_apart_from_the_run_s_target_is_named_and_the_same_one_is_not():
+    enforced = {"version": "26.4", "build": None, "at": "2026-12-10T02:00:00", "details_url": None}
+    forced = dict(node([offer("26.3", "25D60")]), managed=managed(enforced=[enforced]))
+    plan = update_plan(cluster(mac2=forced), owners(), SETTINGS)
+    assert codes(plan) == [("macos_update_mdm_enforced", "mac2")]
+    assert "enforces macOS 26.4 by 2026-12-10T02:00:00" in plan["problems"][0]["message"]
+    assert plan["waves"] == [["mac1"], ["mac2", "mac3", "mac4"]]  # a warning: the run goes on
+    same = dict(node([offer("26.3", "25D60")]), managed=managed(enforced=[dict(enforced, version="26.3")]))
+    assert codes(update_plan(cluster(mac2=same), owners(), SETTINGS)) == []
+    # Nothing offered anywhere: an enforced install is still named.
+    idle = dict((h, node()) for h in HOSTS)
+    idle["mac3"] = dict(node(), managed=managed(enforced=[enforced]))
+    assert codes(update_plan(idle, owners(), SETTINGS)) == [("macos_update_mdm_enforced", "mac3")]

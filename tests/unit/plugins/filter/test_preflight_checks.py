@@ -62,6 +62,35 @@ def test_a_tie_goes_to_the_newest_build_so_the_older_nodes_update():
     assert cluster_build({"a": mac("26.9", "x"), "b": mac("26.10", "y")})[0] == "y"
 
 
+def responded(version="26.3.1", build="25D771280a"):
+    """A node carrying the security response (a) on top of its release."""
+    return dict(mac(version, build), macos_version_extra="(a)")
+
+
+def test_a_node_that_took_a_security_response_alone_is_named_with_its_release_and_the_way_forward():
+    macs = {"mac1": mac("26.3.1", "25D2128"), "mac2": responded(), "mac3": mac("26.3.1", "25D2128")}
+    odd = preflight_checks(macs["mac2"], node(), "mac2", macs)
+    assert codes(odd) == [("macos_build_mismatch", "error", "mac2")]
+    message = odd["problems"][0]["message"]
+    assert message.startswith("mac2 runs macOS 26.3.1 (a) (build 25D771280a), the other nodes 26.3.1 (mac1, mac3, "
+                              "build 25D2128)")
+    assert "carries the security response (a), which the others do not" in message
+    assert "macos_update_version=\"26.3.1 (a)\"" in message
+    # The other way round: the nodes without it are told the others carry it.
+    behind = {"mac1": responded(), "mac2": responded(), "mac3": mac("26.3.1", "25D2128")}
+    late = preflight_checks(behind["mac3"], node(), "mac3", behind)
+    assert "The others carry the security response (a), which it does not." in late["problems"][0]["message"]
+    assert "macOS 26.3.1 (a)" in late["problems"][0]["fix"]
+    # Different releases are no drift: no response sentence.
+    moved = {"mac1": mac("26.3", "25D60"), "mac2": mac("26.3", "25D60"), "mac3": responded()}
+    assert "security response" not in preflight_checks(moved["mac3"], node(), "mac3", moved)["problems"][0]["message"]
+
+
+def test_a_tie_between_a_release_and_its_security_response_goes_to_the_response():
+    macs = {"mac1": mac("26.3.1", "25D2128"), "mac2": responded()}
+    assert cluster_build(macs) == ("25D771280a", "26.3.1 (a)", ["mac2"])
+
+
 def test_filevault_on_and_pending():
     on = preflight_checks(mac(), node(filevault=("on", True, "FileVault is On.")), "mac1", {"mac1": mac()})
     assert codes(on) == [("filevault_on", "warning", "mac1")]

@@ -164,9 +164,27 @@ def test_no_module_of_the_collection_runs_commands_around_the_runner():
     assert offenders == []
 
 
-def test_a_command_gets_text_on_its_stdin_and_follow_shows_its_output_line_by_line():
+def test_a_command_gets_text_on_its_stdin_and_follow_shows_its_output_so_far_each_time_it_prints():
     code = "import sys; secret = sys.stdin.readline().strip(); print('got', len(secret)); print('done')"
     assert commands.execute([sys.executable, "-c", code], timeout=30, stdin_text="s3cret\n") == (0, "got 6\ndone\n", "")
     seen = []
     rc, output = commands.follow([sys.executable, "-u", "-c", code], "s3cret\n", seen.append)
-    assert (rc, output) == (0, "got 6\ndone\n") and seen == ["got 6\n", "got 6\ndone\n"]
+    # All printed so far each time: growing, the last one the whole output.
+    assert (rc, output) == (0, "got 6\ndone\n") and seen[-1] == output
+    assert all(later.startswith(earlier) for earlier, later in zip(seen, seen[1:]))
+
+
+def test_follow_shows_a_newline_first_figure_while_the_command_still_runs_and_reads_stdin_once():
+    """softwareupdate's ticks are newline-first: the figure just printed has no newline after it. follow() shows
+    it at once, not when the next tick (or the end) comes; the password reaches stdin, never argv."""
+    script = ("import sys, time; password = sys.stdin.readline().strip(); "
+              "sys.stdout.write('Downloading x\\n\\nDownloading: 10.00%'); sys.stdout.flush(); "
+              "time.sleep(1.5); sys.stdout.write('\\nDownloaded: x\\n' + str(len(password)) + '\\n')")
+    seen = []
+    started = time.monotonic()
+    rc, output = commands.follow([sys.executable, "-c", script], "s3cret\n",
+                                 lambda text: seen.append((time.monotonic() - started, text)))
+    assert rc == 0 and output == "Downloading x\n\nDownloading: 10.00%\nDownloaded: x\n6\n"
+    early = [when for when, text in seen if text.endswith("Downloading: 10.00%")]
+    # Shown before the command's next write, 1.5 s later: a line reader would show it only then.
+    assert early and early[0] < 1.2 and seen[-1][1] == output

@@ -53,6 +53,21 @@ def test_an_install_s_progress_and_phases():
     assert _softwareupdate.parse_install("")["phase"] == "finding"
 
 
+def test_ticks_written_newline_first_or_run_together_are_each_read_as_they_come():
+    """softwareupdate writes each tick newline-first: the last one printed has no newline after it yet, and off a
+    terminal ticks can run together or end in a carriage return; each counts as soon as it is printed."""
+    head = "Software Update Tool\n\nFinding available software\nDownloading macOS Tahoe 26.3\n"
+    newline_first = _softwareupdate.parse_install(head + "\nDownloading: 10.00%\nDownloading: 62.50%")
+    assert (newline_first["percent"], newline_first["phase"], newline_first["last"]) == (
+        62.5, "preparing", "Downloading: 62.50%")
+    together = _softwareupdate.parse_install(head + "Downloading: 10.00%Downloading: 40.00%\rDownloading: 53.90%")
+    assert (together["percent"], together["phase"]) == (53.9, "downloading")
+    failed = _softwareupdate.parse_install(head + "\nDownloading: 100.00%Downloaded: macOS Tahoe 26.3\n"
+                                           "Failed to authenticate\n")
+    assert (failed["downloaded"], failed["error"], failed["last"]) == (True, "Failed to authenticate",
+                                                                      "Failed to authenticate")
+
+
 @pytest.mark.parametrize("line", ["Failed to authenticate", "No such update", "Not enough free disk space to x"])
 def test_an_install_s_error_line_is_found(line):
     failed = _softwareupdate.parse_install(fixture("softwareupdate/install_ventura_13_3.txt") + line + "\n")
