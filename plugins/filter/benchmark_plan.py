@@ -123,10 +123,7 @@ from collections.abc import Mapping
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.macops.cluster.plugins.module_utils._problems import problem
-from ansible_collections.macops.cluster.plugins.plugin_utils._bench_generate import generate_plan
-from ansible_collections.macops.cluster.plugins.plugin_utils._bench_hpl import HplError, hpl_dat, hpl_plan
 from ansible_collections.macops.cluster.plugins.module_utils._plan_error import PlanError
-from ansible_collections.macops.cluster.plugins.plugin_utils._bench_plan import allsum_sizes, links_plan
 
 
 def _model_configs(models, model_files):
@@ -143,6 +140,10 @@ def benchmark_plan(plan, hosts=None, repeats=1, allsum_min_bytes=4096, allsum_ma
                    model_files=None, generate_backend=None, generate_single=True, generate_pipeline=True,
                    generate_tensor=False, hpl=False,
                    hpl_memory_fraction=0.75, hpl_nb=256, hpl_n=0, hpl_ranks_per_node=0, macs=None):
+    # Imported when called, not when the file loads (why: plugins/plugin_utils/_filter_support.py).
+    from ansible_collections.macops.cluster.plugins.plugin_utils._bench_generate import generate_plan
+    from ansible_collections.macops.cluster.plugins.plugin_utils._bench_hpl import HplError, hpl_dat, hpl_plan
+    from ansible_collections.macops.cluster.plugins.plugin_utils._bench_plan import allsum_sizes, links_plan
     if not isinstance(plan, Mapping):
         raise AnsibleFilterError("macops.cluster.benchmark_plan: the applied plan's hosts must be a dict, got %s"
                                  % type(plan).__name__)

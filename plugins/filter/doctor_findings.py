@@ -75,11 +75,12 @@ from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.macops.cluster.plugins.plugin_utils._doctor_checks import cluster_findings
-from ansible_collections.macops.cluster.plugins.plugin_utils._report_inputs import plain
 
 
 def doctor_findings(sweeps, python_checks, topology, settings=None):
+    # Imported when called, not when the file loads (why: plugins/plugin_utils/_filter_support.py).
+    from ansible_collections.macops.cluster.plugins.plugin_utils._doctor_checks import cluster_findings
+    from ansible_collections.macops.cluster.plugins.plugin_utils._report_inputs import plain
     if not all(isinstance(value, Mapping) for value in (sweeps, python_checks, topology)):
         raise AnsibleFilterError("macops.cluster.doctor_findings: the sweeps and the Python checks must map each node "
                                  "to its registered result, and the topology must be macops_topology (run the "

@@ -43,10 +43,11 @@ _value:
 """
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.macops.cluster.plugins.plugin_utils._update_plan import update_outcome
 
 
 def macos_update_outcome(results, plan):
+    # Imported when called, not when the file loads (why: plugins/plugin_utils/_filter_support.py).
+    from ansible_collections.macops.cluster.plugins.plugin_utils._update_plan import update_outcome
     try:
         return update_outcome(plan, results)
     except (AttributeError, KeyError, TypeError) as exc:

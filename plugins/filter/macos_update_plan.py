@@ -54,10 +54,11 @@ _value:
 """
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.macops.cluster.plugins.plugin_utils._update_plan import update_plan
 
 
 def macos_update_plan(facts_by_host, owners, settings):
+    # Imported when called, not when the file loads (why: plugins/plugin_utils/_filter_support.py).
+    from ansible_collections.macops.cluster.plugins.plugin_utils._update_plan import update_plan
     try:
         return update_plan(facts_by_host, owners, settings)
     except (AttributeError, KeyError, TypeError, ValueError) as exc:

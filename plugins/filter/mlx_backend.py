@@ -70,11 +70,12 @@ _value:
 """
 
 from ansible_collections.macops.cluster.plugins.plugin_utils._filter_support import raises_filter_error
-from ansible_collections.macops.cluster.plugins.plugin_utils._mlx_backend import choose_backend
 
 
 @raises_filter_error
 def mlx_backend(topology, rdma):
+    # Imported when called, not when the file loads (why: plugins/plugin_utils/_filter_support.py).
+    from ansible_collections.macops.cluster.plugins.plugin_utils._mlx_backend import choose_backend
     return choose_backend(topology, rdma)
 
 

@@ -57,11 +57,12 @@ _value:
 """
 
 from ansible_collections.macops.cluster.plugins.plugin_utils._filter_support import raises_filter_error
-from ansible_collections.macops.cluster.plugins.plugin_utils._mlx_hostfiles import hostfile_files
 
 
 @raises_filter_error
 def mlx_hostfile_files(topology, backends, directory, attributes=None):
+    # Imported when called, not when the file loads (why: plugins/plugin_utils/_filter_support.py).
+    from ansible_collections.macops.cluster.plugins.plugin_utils._mlx_hostfiles import hostfile_files
     return hostfile_files(topology, list(backends), directory, attributes)
 
 

@@ -80,11 +80,12 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 from ansible_collections.macops.cluster.plugins.module_utils._plan_error import PlanError
-from ansible_collections.macops.cluster.plugins.plugin_utils._model_deployment import deployment
 
 
 def model_deployment(plan, source, source_dir, dest, inventories, volumes, applied_hosts, margin_bytes=0,
                      source_mount=None):
+    # Imported when called, not when the file loads (why: plugins/plugin_utils/_filter_support.py).
+    from ansible_collections.macops.cluster.plugins.plugin_utils._model_deployment import deployment
     try:
         return deployment(plan, source, source_dir, dest, inventories, volumes, applied_hosts,
                           int(margin_bytes), source_mount)

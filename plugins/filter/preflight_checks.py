@@ -87,11 +87,12 @@ from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.macops.cluster.plugins.plugin_utils._preflight_checks import needed_tools, node_checks
 
 
 def preflight_checks(mac, node, host, macs, min_macos="26.2", require_same_build=True, min_memory_gb=16,
                      min_free_disk_gb=20, filevault_allowed=True, tools=None, settings=None):
+    # Imported when called, not when the file loads (why: plugins/plugin_utils/_filter_support.py).
+    from ansible_collections.macops.cluster.plugins.plugin_utils._preflight_checks import needed_tools, node_checks
     if not isinstance(mac, Mapping) or not isinstance(node, Mapping) or not isinstance(macs, Mapping):
         raise AnsibleFilterError("macops.cluster.preflight_checks: macops_mac, macops_node and macs must be "
                                  "dicts (run macops.cluster.node_facts first)")

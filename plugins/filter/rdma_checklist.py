@@ -40,11 +40,12 @@ _value:
 """
 
 from ansible_collections.macops.cluster.plugins.plugin_utils._filter_support import raises_filter_error
-from ansible_collections.macops.cluster.plugins.plugin_utils._rdma_checklist import rdma_checklist as checklist
 
 
 @raises_filter_error
 def rdma_checklist(status_by_host):
+    # Imported when called, not when the file loads (why: plugins/plugin_utils/_filter_support.py).
+    from ansible_collections.macops.cluster.plugins.plugin_utils._rdma_checklist import rdma_checklist as checklist
     return checklist(status_by_host)
 
 

@@ -55,10 +55,11 @@ _value:
 """
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.macops.cluster.plugins.plugin_utils._serve_plan import serve_plan as plan_serving
 
 
 def serve_plan(facts_by_host, settings):
+    # Imported when called, not when the file loads (why: plugins/plugin_utils/_filter_support.py).
+    from ansible_collections.macops.cluster.plugins.plugin_utils._serve_plan import serve_plan as plan_serving
     try:
         return plan_serving(facts_by_host, settings)
     except (AttributeError, KeyError, TypeError, ValueError) as exc:

@@ -154,11 +154,12 @@ _value:
 
 from ansible_collections.macops.cluster.plugins.plugin_utils._filter_support import raises_filter_error
 from ansible_collections.macops.cluster.plugins.plugin_utils._tb_addressing import DEFAULT_POOL
-from ansible_collections.macops.cluster.plugins.plugin_utils._topology import build_topology
 
 
 @raises_filter_error
 def thunderbolt_topology(nodes, pool=DEFAULT_POOL, declared=None, previous=None, min_link_gbps=80):
+    # Imported when called, not when the file loads (why: plugins/plugin_utils/_filter_support.py).
+    from ansible_collections.macops.cluster.plugins.plugin_utils._topology import build_topology
     return build_topology(nodes, pool=pool, declared=declared, previous=previous, min_link_gbps=min_link_gbps)
 
 
