@@ -76,7 +76,6 @@ from collections.abc import Mapping
 from ansible.errors import AnsibleFilterError
 
 
-
 def doctor_findings(sweeps, python_checks, topology, settings=None):
     # Imported when called, not when the file loads (why: plugins/plugin_utils/_filter_support.py).
     from ansible_collections.macops.cluster.plugins.plugin_utils._doctor_checks import cluster_findings

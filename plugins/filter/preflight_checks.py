@@ -88,7 +88,6 @@ from collections.abc import Mapping
 from ansible.errors import AnsibleFilterError
 
 
-
 def preflight_checks(mac, node, host, macs, min_macos="26.2", require_same_build=True, min_memory_gb=16,
                      min_free_disk_gb=20, filevault_allowed=True, tools=None, settings=None):
     # Imported when called, not when the file loads (why: plugins/plugin_utils/_filter_support.py).
