@@ -6,7 +6,7 @@ from access_helpers import CONVERGE, WITHOUT_FIREWALL, changed_tasks, converge, 
 from labtools import HOSTS, log_lines, on_host, read_json
 
 TASK = "macops.cluster.power : Keep the Mac awake, restarting after power loss and waking for network access"
-UPDATES = "macops.cluster.power : Keep checking for macOS updates but never install one by itself"
+UPDATES = "macops.cluster.power : Keep checking for macOS updates but never install one or a security response by itself"
 SOFTWARE_UPDATE = "/Library/Preferences/com.apple.SoftwareUpdate.plist"
 CLUSTER = {"sleep": 0, "disksleep": 0, "displaysleep": 10, "autorestart": 1, "womp": 1}
 
@@ -37,6 +37,7 @@ def test_check_mode_predicts_then_run_applies_then_nothing_changes(lab):
         with open(on_host(host, SOFTWARE_UPDATE), "rb") as handle:
             settings = plistlib.load(handle)
         assert (settings["AutomaticCheckEnabled"], settings["AutomaticallyInstallMacOSUpdates"]) == (True, False)
+        assert (settings["CriticalUpdateInstall"], settings["SplatEnabled"]) == (False, False)
 
     again = converge("--tags", "power")
     assert all(result["changed"] == 0 for result in recap(again.stdout).values())

@@ -88,7 +88,7 @@ def test_build_mismatch_names_the_odd_node_and_can_be_a_warning(dump):
     assert recap(strict.stdout)["mac4"]["failed"] == 1
     assert all(recap(strict.stdout)[host]["failed"] == 0 for host in ("mac1", "mac2", "mac3"))
     flat = " ".join(strict.stdout.split())
-    assert "mac4 runs macOS build 25C57, the other nodes 25C56 (mac1, mac2, mac3)" in flat
+    assert "mac4 runs macOS 26.2 (build 25C57), the other nodes 26.2 (mac1, mac2, mac3, build 25C56)" in flat
     assert lenient.returncode == 0
     problems = read_host_json(path, "mac4")["problems"]
     assert [(p["code"], p["severity"]) for p in problems] == [("macos_build_mismatch", "warning")]
