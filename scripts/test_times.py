@@ -58,12 +58,17 @@ def read_tests(path, failures=None):
     return tests
 
 
-def read_stages(directory):
-    path = os.path.join(directory, "stages.jsonl")
+def read_lines(directory, name):
+    """The JSON lines of DIR/NAME, [] where the run wrote none."""
+    path = os.path.join(directory, name)
     if not os.path.exists(path):
         return []
     with open(path) as handle:
         return [json.loads(line) for line in handle if line.strip()]
+
+
+def read_stages(directory):
+    return read_lines(directory, "stages.jsonl")
 
 
 def counts(tests):
@@ -107,19 +112,10 @@ def summary(directory, out=None):
     return stages, tests
 
 
-def read_playbook_runs(directory):
-    """The playbook runs the end-to-end tests recorded (tests/e2e/labtools.py: DIR/playbooks.jsonl)."""
-    path = os.path.join(directory, "playbooks.jsonl")
-    if not os.path.exists(path):
-        return []
-    with open(path) as handle:
-        return [json.loads(line) for line in handle if line.strip()]
-
-
 def playbook_runs(directory, out):
     """Per lab and playbook: how many runs, their wall and controller CPU seconds; then the tests whose
     runs took most CPU. The run is CPU-bound, so the CPU column is what a lane costs the others."""
-    runs = read_playbook_runs(directory)
+    runs = read_lines(directory, "playbooks.jsonl")  # tests/e2e/labtools.py: record_playbook_run
     if not runs:
         return
     totals = {}

@@ -164,6 +164,8 @@ def fault_update_pending(paths, host):
 # Where an MDM's settings land on a Mac (see plugins/module_utils/_managed_updates.py for the sources).
 RESTRICTIONS_PLIST = "/Library/Managed Preferences/com.apple.applicationaccess.plist"
 DDM_STATE_PLIST = "/var/db/softwareupdate/SoftwareUpdateDDMStatePersistence.plist"
+# The enrollment the MDM faults give a host (state.json's "mdm", which `profiles status -type enrollment` prints).
+LAB_MDM = {"enrolled": True, "dep": True, "server": "https://mdm.example.com/mdm"}
 
 
 def fault_mdm_deferral(paths, host, days):
@@ -171,7 +173,7 @@ def fault_mdm_deferral(paths, host, days):
     update that came out since (the host's offered macOS updates are held back)."""
     with edit_state(paths, host) as state:
         saved = {"mdm": state.get("mdm"), "pending_updates": list(state.get("pending_updates", []))}
-        state["mdm"] = {"enrolled": True, "dep": True, "server": "https://mdm.example.com/mdm"}
+        state["mdm"] = dict(LAB_MDM)
         state["pending_updates"] = [u for u in saved["pending_updates"] if not u.get("title", "").startswith("macOS ")]
     saved["file"] = _replace_plist(paths, host, RESTRICTIONS_PLIST, {
         "forceDelayedSoftwareUpdates": True, "enforcedSoftwareUpdateMinorOSDeferredInstallDelay": int(days)})
@@ -183,7 +185,7 @@ def fault_mdm_enforced(paths, host, version):
     """HOST enrolled in an MDM whose declarative management enforces macOS VERSION three days from now."""
     with edit_state(paths, host) as state:
         saved = {"mdm": state.get("mdm")}
-        state["mdm"] = {"enrolled": True, "dep": True, "server": "https://mdm.example.com/mdm"}
+        state["mdm"] = dict(LAB_MDM)
     when = time.strftime("%Y-%m-%dT02:00:00", time.localtime(time.time() + 3 * 86400))
     saved["file"] = _replace_plist(paths, host, DDM_STATE_PLIST, {
         "SUCorePersistedStatePolicyFields": {"Declarations": {"lab-enforcement": {

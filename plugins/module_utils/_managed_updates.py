@@ -88,13 +88,12 @@ def ddm_state(state):
     """softwareupdated's DDM state (a dict, {} where the file is absent) -> {enforced: [{version, build, at,
     details_url}], deferrals: {major, minor, system}} (days, None where not set)."""
     fields = (state or {}).get("SUCorePersistedStatePolicyFields") or {}
-    enforced = []
-    for declaration in sorted((fields.get("Declarations") or {}).values(), key=lambda d: str(d.get("TargetLocalDateTime"))):
-        if isinstance(declaration, dict) and declaration.get("TargetOSVersion"):
-            enforced.append({"version": str(declaration["TargetOSVersion"]),
-                             "build": declaration.get("TargetBuildVersion") or None,
-                             "at": str(declaration.get("TargetLocalDateTime") or "") or None,
-                             "details_url": declaration.get("DetailsURL") or None})
+    declarations = [d for d in (fields.get("Declarations") or {}).values()
+                    if isinstance(d, dict) and d.get("TargetOSVersion")]
+    enforced = [{"version": str(d["TargetOSVersion"]), "build": d.get("TargetBuildVersion") or None,
+                 "at": str(d.get("TargetLocalDateTime") or "") or None, "details_url": d.get("DetailsURL") or None}
+                for d in declarations]
+    enforced.sort(key=lambda install: (install["at"] is None, install["at"] or ""))  # soonest first, undated last
     settings = fields.get("SUCoreDDMDeclarationGlobalSettings") or {}
     deferrals = {}
     for kind, key in _DDM_DEFERRALS:

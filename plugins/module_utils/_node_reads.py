@@ -334,7 +334,7 @@ def read_network(module, reads, wanted, daemon_loaded):
 
 
 def _property_list(module, path):
-    """A property list file's contents, {} where there is none (a Mac no MDM manages has neither file)."""
+    """A property list file's settings, {} where there is none (a Mac no MDM manages has neither managed file)."""
     if not os.path.exists(path):
         return {}
     try:
@@ -358,13 +358,7 @@ def read_settings(module, reads):
     update settings (each of AUTO_UPDATE_KEYS: true, false, or null when the file does not set it)."""
     power = commands.parse(module, _pmset.parse, reads.output("pmset"))["settings"]
     path = module.params["software_update_plist"]
-    prefs = {}
-    if os.path.exists(path):
-        try:
-            with open(path, "rb") as handle:
-                prefs = plistlib.load(handle)
-        except (OSError, ValueError, ExpatError) as exc:
-            module.fail_json(msg="%s is not a property list: %s" % (path, exc))
+    prefs = _property_list(module, path)
     auto = dict((key, bool(prefs[key]) if key in prefs else None) for key in AUTO_UPDATE_KEYS)
     return {"power": power, "auto_updates": auto, "software_update_plist": path}
 

@@ -97,6 +97,14 @@ def release_key(text, extra=None):
     return version_tuple(version) + (letter,)
 
 
+def release_sort_key(text):
+    """release_key, with anything that is not a release sorting first (a read that named none)."""
+    try:
+        return release_key(text)
+    except ValueError:
+        return (0,)
+
+
 def parse_product_version(text):
     """Parse ``sw_vers -productVersion`` (a bare ``26.2``)."""
     return _check_version(PRODUCT_VERSION_COMMAND, _single_line(PRODUCT_VERSION_COMMAND, text))

@@ -13,7 +13,7 @@ __metaclass__ = type
 from collections import Counter
 
 from ansible_collections.macops.cluster.plugins.module_utils._problems import ERROR, WARNING, problem
-from ansible_collections.macops.cluster.plugins.module_utils._sw_vers import release
+from ansible_collections.macops.cluster.plugins.module_utils._sw_vers import release, release_sort_key
 
 GIB = 1073741824
 
@@ -28,11 +28,6 @@ def _release(mac):
     return release(mac.get("macos_version") or "", mac.get("macos_version_extra"))
 
 
-def _release_key(mac):
-    """26.3.1 < 26.3.1 (a) < 26.3.1 (b) < 26.3.2."""
-    return version_key(mac.get("macos_version")) + ((mac.get("macos_version_extra") or "").strip("()"),)
-
-
 def cluster_build(macs):
     """(build, release, hosts on it) most nodes run; on a tie the newest (a security response after its release),
     so that the older nodes are the ones told to update (nodes can update, not downgrade). None when no node has a
@@ -44,7 +39,7 @@ def cluster_build(macs):
     for host, build in builds.items():
         first.setdefault(build, macs[host])
     counts = Counter(builds.values())
-    target = max(counts, key=lambda build: (counts[build], _release_key(first[build]), build))
+    target = max(counts, key=lambda build: (counts[build], release_sort_key(_release(first[build])), build))
     return target, _release(first[target]), sorted(host for host, build in builds.items() if build == target)
 
 

@@ -27,7 +27,7 @@ __metaclass__ = type
 import re
 
 from ansible_collections.macops.cluster.plugins.module_utils._problems import problem
-from ansible_collections.macops.cluster.plugins.module_utils._sw_vers import release, release_key
+from ansible_collections.macops.cluster.plugins.module_utils._sw_vers import release, release_sort_key
 
 STRATEGIES = ("canary_parallel", "rolling", "parallel")
 GB = 1e9
@@ -53,30 +53,23 @@ def _release(entry, extra_key):
     return release(entry.get("version") or "", entry.get(extra_key))
 
 
-def _key(text):
-    """release_key, with anything that is not a release sorting first."""
-    try:
-        return release_key(text)
-    except ValueError:
-        return (0,)
-
-
 def _wanted(facts, version):
     """The update `facts`' node should install for `version` (a release; None: the newest minor one, a security
     response included), or None."""
     running = (facts.get("macos") or {}).get("version")
     offered = macos_updates(facts)
     if version:
-        return next((u for u in offered if _key(_release(u, "version_extra")) == _key(version)), None)
+        wanted = release_sort_key(version)
+        return next((u for u in offered if release_sort_key(_release(u, "version_extra")) == wanted), None)
     minors = [u for u in offered if _major(u.get("version")) == _major(running)]
-    return max(minors, key=lambda u: _key(_release(u, "version_extra"))) if minors else None
+    return max(minors, key=lambda u: release_sort_key(_release(u, "version_extra"))) if minors else None
 
 
 def _on_target(facts, target):
     macos = facts.get("macos") or {}
     if target.get("build"):
         return macos.get("build") == target["build"]
-    return _key(_release(macos, "extra")) == _key(target.get("version"))
+    return release_sort_key(_release(macos, "extra")) == release_sort_key(target.get("version"))
 
 
 def _free_bytes(facts):
@@ -93,7 +86,7 @@ def choose_target(facts_by_host, version):
         running = facts.get("macos") or {}
         if update is not None:
             chosen[host] = update
-        elif version and _key(_release(running, "extra")) != _key(version):
+        elif version and release_sort_key(_release(running, "extra")) != release_sort_key(version):
             offers = ", ".join(u["label"] for u in macos_updates(facts)) or "no macOS update"
             problems.append(problem("macos_update_not_offered", "%s runs macOS %s (%s) and does not offer %s (it "
                                     "offers %s)." % (host, _release(running, "extra"), running.get("build"), version,
