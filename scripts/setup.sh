@@ -14,7 +14,7 @@ if [ "${1:-}" = --controller ] || [ "$(uname -s)" = Darwin ]; then CONTROLLER_ON
 VENV=${SETUP_VENV:-.venv}
 
 APT_PACKAGES=(openssh-server openssh-client sudo iproute2 iperf3 iputils-ping rsync graphviz
-  procps psmisc kmod git make python3-venv ca-certificates curl nftables)
+  procps psmisc kmod git make python3-venv ca-certificates curl nftables gcc libc6-dev)
 REQS=(requirements/test.txt requirements/lab.txt)
 STAMP=$VENV/.setup-stamp
 

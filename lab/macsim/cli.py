@@ -58,7 +58,8 @@ exo-runner-fails HOST  every runner HOST's exo places fails once it loads (Runne
 update-hang HOST     HOST's next macOS install stops after "Downloaded:" and never restarts (a restart
                      boots the new build)
 update-auth-fails HOST  HOST's next macOS install says "Failed to authenticate" after "Downloaded:"
-                     though the password is right (macOS 14.5, 15.3, 15.4)
+                     though the password is right (macOS 14.5, 15.3, 15.4), a download too
+update-install-auth-fails HOST  the same at HOST's install only: its download authenticates
 serve-stopped HOST   serve-model.yml's job on HOST booted out: its rank does not run
 serve-hung HOST      HOST's serving rank stopped (SIGSTOP): alive, but every collective waits on it
 port-taken HOST PORT another program on HOST listens on TCP PORT (every address)
@@ -119,6 +120,7 @@ def _parser():
     offer.add_argument("build")
     offer.add_argument("hosts", nargs="*")
     offer.add_argument("--seconds", type=float, help="how long an install downloads and prepares (the update time U)")
+    offer.add_argument("--jitter", type=float, help="each update phase's time drawn within +-JITTER (0.5: 50 %%) of it")
     running = sub.add_parser("macos", help="HOSTs (default all) run macOS VERSION (BUILD), no macOS update offered")
     running.add_argument("version")
     running.add_argument("build")
@@ -192,7 +194,7 @@ def main(argv=None):
         elif args.verb == "offer-update":
             from .faults_settings import offer_update
             hosts = args.hosts or [h["name"] for h in labmod.load(paths)["hosts"]]
-            print(offer_update(paths, hosts, args.version, args.build, args.seconds))
+            print(offer_update(paths, hosts, args.version, args.build, args.seconds, args.jitter))
         elif args.verb == "macos":
             from .faults_settings import run_macos
             hosts = args.hosts or [h["name"] for h in labmod.load(paths)["hosts"]]

@@ -108,25 +108,29 @@ def macos_update(version, build):
             "size_kib": size, "recommended": True, "action": "restart"}
 
 
-def offer_update(paths, hosts, version, build, seconds=None):
+def offer_update(paths, hosts, version, build, seconds=None, jitter=None):
     """`maclab offer-update`: softwareupdate on each host offers macOS VERSION (BUILD) instead of any other macOS
-    update, and an install of it takes about SECONDS (downloading, preparing) before the restart."""
+    update; its download and preparation take about SECONDS (U), the other phases their share of U (shims/updates.py),
+    each phase's time drawn within +-JITTER (a fraction) of it."""
     for host in hosts:
         with edit_state(paths, host) as state:
             state["pending_updates"] = [u for u in state.get("pending_updates", [])
                                         if not u.get("title", "").startswith("macOS ")] + [macos_update(version, build)]
             if seconds is not None:
                 state["update_seconds"] = float(seconds)
+            if jitter is not None:
+                state["update_jitter"] = float(jitter)
     return "%s: softwareupdate offers macOS %s (%s)" % (", ".join(hosts), version, build)
 
 
 def run_macos(paths, hosts, version, build):
-    """`maclab macos`: each host runs macOS VERSION (BUILD), as after a restore: no macOS update offered or staged
-    (a test starts from a known build whatever ran before)."""
+    """`maclab macos`: each host runs macOS VERSION (BUILD), as after a restore: no macOS update offered, prepared
+    or staged (a test starts from a known build whatever ran before)."""
     for host in hosts:
         with edit_state(paths, host) as state:
             state["os"] = os_info(version, build)
             state.pop("staged_update", None)
+            state.pop("prepared_update", None)
             state["pending_updates"] = [u for u in state.get("pending_updates", [])
                                         if not u.get("title", "").startswith("macOS ")]
     return "%s: macOS %s (%s), no macOS update offered" % (", ".join(hosts), version, build)
@@ -148,6 +152,15 @@ def fault_update_auth_fails(paths, host):
         state.setdefault("faults", {})["update_auth_fails"] = True
     record(paths, "update-auth-fails", [host])
     return "%s: a macOS install fails to authenticate after its download" % host
+
+
+def fault_update_install_auth_fails(paths, host):
+    """HOST's next macOS install fails with "Failed to authenticate" after `Downloaded:`, though the download before
+    it authenticated (softwareupdate --download): the password checked again at the install is refused."""
+    with edit_state(paths, host) as state:
+        state.setdefault("faults", {})["update_auth_fails"] = "install"
+    record(paths, "update-install-auth-fails", [host])
+    return "%s: a macOS install fails to authenticate, its download does not" % host
 
 
 def fault_update_pending(paths, host):
@@ -332,9 +345,9 @@ def undo(paths, kind, host, saved):
     elif kind == "update-pending":
         with edit_state(paths, host) as state:
             state["pending_updates"] = saved
-    elif kind in ("update-hang", "update-auth-fails"):
+    elif kind in ("update-hang", "update-auth-fails", "update-install-auth-fails"):
         with edit_state(paths, host) as state:
-            state.setdefault("faults", {}).pop(kind.replace("-", "_"), None)
+            state.setdefault("faults", {}).pop(kind.replace("-install", "").replace("-", "_"), None)
     else:
         return False
     return True
@@ -347,5 +360,6 @@ KINDS = {
     "mdm-deferral": (2, fault_mdm_deferral), "mdm-enforced": (2, fault_mdm_enforced),
     "package-version": (3, fault_package_version), "sudoers-broken": (1, fault_sudoers_broken),
     "ssh-key-lost": (1, fault_ssh_key_lost), "pf-off": (1, fault_pf_off), "update-hang": (1, fault_update_hang),
-    "update-auth-fails": (1, fault_update_auth_fails), "homebrew-missing": (1, fault_homebrew_missing),
+    "update-auth-fails": (1, fault_update_auth_fails),
+    "update-install-auth-fails": (1, fault_update_install_auth_fails), "homebrew-missing": (1, fault_homebrew_missing),
 }

@@ -124,6 +124,20 @@ def install_code(paths):
            "sys.exit(launchd.main(sys.argv[1:]))\n" % (python, paths.code), 0o755)
 
 
+def build_recv_wait(paths):
+    """recv_wait.c compiled into the lab's code (every simulated Mac preloads it: the file says why), or None where
+    no C compiler is found: the lab then runs without it, its MLX ranks spinning on the shared cores."""
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if not compiler:
+        return None
+    library = os.path.join(paths.code, "lib", "recv_wait.so")
+    os.makedirs(os.path.dirname(library), exist_ok=True)
+    built = subprocess.run([compiler, "-O2", "-shared", "-fPIC", "-o", library,
+                            os.path.join(os.path.dirname(os.path.abspath(__file__)), "recv_wait.c"), "-ldl"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    return library if built.returncode == 0 else None
+
+
 def build_macroot(paths):
     commands = shim_commands()
     for sub in ("usr/bin", "usr/sbin"):
@@ -234,6 +248,8 @@ def build_host_fs(paths, lab, host, password):
     os.chmod(os.path.join(fs, "etc/sudoers.d"), 0o755)
     peers = "".join("%s\t%s %s.local\n" % (layout.mgmt_ip(h["index"]), h["name"], h["name"]) for h in lab["hosts"])
     _write(os.path.join(fs, "etc/hosts"), "127.0.0.1\tlocalhost\n::1\tlocalhost\n" + peers, 0o644)
+    if lab.get("recv_wait"):  # every process of the host loads it once /etc is the host's (launchd's mounts)
+        _write(os.path.join(fs, "etc/ld.so.preload"), lab["recv_wait"] + "\n", 0o644)
     # No resolver: a lookup of a public name fails at once on the host's own loopback instead of
     # reaching for the machine's nameserver (lab traffic stays in 198.18.0.0/15 and loopback).
     _write(os.path.join(fs, "etc/resolv.conf"), "# The lab has no DNS: names resolve through /etc/hosts only.\n"

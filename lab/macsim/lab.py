@@ -229,6 +229,7 @@ def up(paths, lab, ssh_timeout=30.0, selfcheck_enabled=True, log=print):
     os.chmod(paths.root, 0o755)
     password = hostfs.make_controller_credentials(paths)
     hostfs.install_code(paths)
+    lab["recv_wait"] = hostfs.build_recv_wait(paths)
     hostfs.build_macroot(paths)
     lab["overlay_dirs"] = hostfs.overlay_dirs(paths)
     lab["tools"] = hostfs.lab_tools(paths)

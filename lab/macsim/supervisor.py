@@ -63,10 +63,14 @@ class Supervisor(object):
                 state["filevault"] = True
 
     def boot_staged_update(self):
-        """A macOS update staged before this restart (softwareupdate --install) boots now: the new build."""
+        """A macOS update staged before this restart (softwareupdate --install) boots now: the new build, installed
+        at boot first. Returns the seconds that install adds to the boot (0 without one)."""
         with statefile.editing(os.path.join(self.hdir, "state.json"), self.hdir) as state:
-            if updates.staged_boot(state):
-                self.log("booting the staged macOS %s (%s)" % (state["os"]["version"], state["os"]["build"]))
+            installing = updates.staged_boot(state)
+            if installing:
+                self.log("installing the staged macOS %s (%s) at boot for %.1f s" % (
+                    state["os"]["version"], state["os"]["build"], installing))
+        return installing
 
     def find_launchd(self, unshare_pid, timeout=5.0):
         """Root-namespace PID of the host's PID 1: the child `unshare --fork` started."""
@@ -122,8 +126,7 @@ class Supervisor(object):
                 self.wait_power_on()
             else:
                 self.set_power_state("rebooting")
-                self.boot_staged_update()
-                deadline = time.time() + seconds
+                deadline = time.time() + seconds + self.boot_staged_update()
                 while time.time() < deadline and self.take("power_on") is None:
                     time.sleep(POLL_SECONDS)
                 if filevault == "pending":

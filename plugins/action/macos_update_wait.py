@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: macops.cluster contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Action plugin for macops.cluster.macos_update_wait: follow a node's macOS install (the progress file
+"""Action plugin for macops.cluster.macos_update_wait: follow a node's macOS download or install (the progress file
 macops.cluster.macos_update_install's detached process writes), wait for its restart into the new build, restart a
 node that sits after its download without restarting, and stop an install that does not move (documentation:
 plugins/modules/macos_update_wait.py)."""
@@ -28,9 +28,9 @@ ARGUMENT_SPEC = dict(
     pid=dict(type="int", required=True),
     boot_session=dict(type="str", required=True),
     build=dict(type="str", required=True),
-    deadline=dict(type="int", default=3600),
-    stall_timeout=dict(type="int", default=1200),
-    restart_timeout=dict(type="int", default=900),
+    deadline=dict(type="int", default=900),
+    stall_timeout=dict(type="int", default=2400),
+    restart_timeout=dict(type="int", default=2700),
     interval=dict(type="float", default=5.0),
     filevault=dict(type="bool", default=False),
     owner=dict(type="str"),
@@ -39,19 +39,20 @@ ARGUMENT_SPEC = dict(
     build_command=dict(type="str", default="/usr/bin/sw_vers -buildVersion"),
     restart_command=dict(type="str", default="/sbin/shutdown -r now"),
     authrestart_command=dict(type="str", default="/usr/bin/fdesetup authrestart -delayminutes 0 -inputplist"),
+    restart=dict(type="bool", default=True),
 )
 # `kill -0`'s exit status for a process that is gone (shell builtin, macOS and Linux alike).
 GONE = 1
 
 
-def progress_text(progress):
-    """One line for a person from the install's progress document."""
+def progress_text(progress, restart=True):
+    """One line for a person from the install's progress document (a download's when not `restart`)."""
     if not isinstance(progress, dict):
         return None
     if progress.get("error"):
-        return "install failed: %s" % progress["error"]
+        return "%s failed: %s" % ("install" if restart else "download", progress["error"])
     if progress.get("downloaded"):
-        return "downloaded and prepared; restarting into the new build"
+        return "downloaded and prepared; %s" % ("restarting into the new build" if restart else "ready to install")
     if progress.get("percent") is not None:
         return "%s %.0f %%" % (progress.get("phase") or "downloading", float(progress["percent"]))
     return "finding the update"
@@ -120,13 +121,19 @@ class ActionModule(ActionBase):
 
     def _restart(self, args, host):
         if args["filevault"]:
-            display.warning("%s did not restart within %d s of its install, its download done: restarting it with "
-                            "FileVault's authenticated restart" % (host, args["deadline"]))
+            display.warning("%s did not restart within %d s of its Downloaded: restarting it with FileVault's "
+                            "authenticated restart" % (host, args["deadline"]))
             return self._ask(args["authrestart_command"], sudoable=True,
                              in_data=credentials_plist(args["owner"], args["password"]))
-        display.warning("%s did not restart within %d s of its install, its download done: restarting it (%s)" % (
+        display.warning("%s did not restart within %d s of its Downloaded: restarting it (%s)" % (
             host, args["deadline"], args["restart_command"]))
         return self._ask(args["restart_command"], sudoable=True)
+
+    def _follower_gone(self, args):
+        """Whether the process that follows softwareupdate is gone: `kill -0` fails for it, and not for want of
+        permission (a look without root cannot signal root's process, which is then still there)."""
+        rc, said = self._ask("kill -0 %d 2>&1" % args["pid"], sudoable=True)
+        return rc == GONE and "not permitted" not in (said or "")
 
     def _stop(self, args):
         """End the install's process group (softwareupdate with it), so that it cannot restart the node later."""
@@ -136,16 +143,62 @@ class ActionModule(ActionBase):
         result = super(ActionModule, self).run(tmp, task_vars)
         args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)[1]
         if self._play_context.check_mode:
-            result.update(changed=True, rebooted=True, build=args["build"], restarted_by_deadline=False,
-                          reachable=True)
+            result.update(changed=True, rebooted=args["restart"], restarted_by_deadline=False, reachable=True)
+            result.update({"build": args["build"]} if args["restart"] else {"downloaded": True})
             return result
+        if not args["restart"]:
+            return self._follow_download(args, task_vars.get("inventory_hostname", "?"), result)
         if args["filevault"] and not (args["owner"] and args["password"]):
             raise AnsibleError("macos_update_wait: filevault needs owner and password (for fdesetup authrestart)")
         return self._follow(args, task_vars.get("inventory_hostname", "?"), result)
 
-    def _follow(self, args, host, result):
+    def _show(self, seen, progress, host, restart=True):
+        line = progress_text(progress, restart)
+        if line and line != seen.shown:
+            display.display("%s: %s" % (host, line))
+            seen.shown = line
+
+    def _follow_download(self, args, host, result):
+        """A download and preparation (macos_update_install mode=download): done when softwareupdate ended after
+        `Downloaded:` with status 0; fails on its error line (a wrong password: `Failed to authenticate`), when its
+        follower is gone with no result, or after stall_timeout seconds without progress (stopped: nothing was
+        installed). The node never restarts here; an unreachable one is no progress."""
         seen = Follower(time.time())
-        restarted_at, last_error, warned = None, "", False
+        result.update(changed=False, rebooted=False, restarted_by_deadline=False, reachable=True, downloaded=False)
+        while True:
+            now = time.time()
+            progress = self._progress(args)
+            if progress is not None:
+                seen.saw(progress, now)
+                self._show(seen, progress, host, restart=False)
+                if progress.get("finished"):
+                    if progress.get("error") or progress.get("rc") or not progress.get("downloaded"):
+                        result.update(failed=True, msg="its download stopped: %s; nothing was installed" % (
+                            progress.get("error") or progress.get("last") or "exit status %s" % progress.get("rc")))
+                    else:
+                        result.update(changed=True, downloaded=True, waited=round(now - seen.started, 1))
+                    return result
+                seen.gone = seen.gone + 1 if self._follower_gone(args) else 0
+                if seen.gone >= 2:
+                    result.update(failed=True, msg="the process that runs softwareupdate --download (pid %d) ended "
+                                                   "without a result; nothing was installed" % args["pid"])
+                    return result
+            if now - seen.moved > args["stall_timeout"]:
+                self._stop(args)
+                result.update(failed=True, code="macos_update_stalled", reachable=progress is not None,
+                              msg="no progress from the download for %d s (%s); update-macos.yml stopped it and "
+                                  "nothing was installed" % (args["stall_timeout"], seen.shown or "it never started"))
+                return result
+            time.sleep(args["interval"])
+
+    def _follow(self, args, host, result):
+        """Phases, each judged by its own clock: the install (download and preparation, judged by progress: stopped
+        after stall_timeout seconds without any), the restart (a node that printed Downloaded restarts within
+        seconds; one still up with its old boot session deadline seconds after Downloaded is restarted), and the
+        boot (a node that stops answering is restarting, not failed, until restart_timeout seconds later: macOS
+        installs the update at boot with SSH down). No restart is forced on a node that does not answer."""
+        seen = Follower(time.time())
+        restarted_at, down_since, downloaded_at, last_error = None, None, None, ""
 
         def failed(message, **extra):
             result.update(dict({"failed": True, "changed": False, "rebooted": False, "reachable": True,
@@ -163,40 +216,44 @@ class ActionModule(ActionBase):
                     if build != args["build"]:
                         result.update(failed=True, msg="it restarted on build %s, not %s" % (build, args["build"]))
                     return result
-            elif rc is None:
-                last_error = boot
-            elif restarted_at is None:
+            if rc is None:  # restarting (or its network is gone): the boot's clock runs from the first miss
+                last_error, down_since = boot, down_since or now
+                if seen.shown != "restarting":
+                    display.display("%s: restarting (not answering: %s)" % (host, boot))
+                    seen.shown = "restarting"
+                if now - down_since > args["restart_timeout"]:
+                    return failed("it stopped answering %d s ago (restarting) and did not come back within %d s%s" % (
+                        now - down_since, args["restart_timeout"],
+                        "; last error: %s" % last_error if last_error else ""), reachable=False)
+                time.sleep(args["interval"])
+                continue
+            down_since = None
+            if restarted_at is None:
                 progress = self._progress(args)
                 if progress is not None:
                     seen.saw(progress, now)
-                    line = progress_text(progress)
-                    if line and line != seen.shown:
-                        display.display("%s: %s" % (host, line))
-                        seen.shown = line
-                    if progress.get("finished") and (progress.get("error") or progress.get("rc")):
+                    self._show(seen, progress, host)
+                    # An error line fails at once; an exit after Downloaded is the Mac shutting down (softwareupdate
+                    # ends with it, whatever its status): the restart follows.
+                    if progress.get("finished") and (progress.get("error") or (
+                            progress.get("rc") and not progress.get("downloaded"))):
                         return failed("softwareupdate stopped without restarting: %s" % (
                             progress.get("error") or progress.get("last") or "exit status %s" % progress.get("rc")))
                 if not (progress or {}).get("finished"):
-                    alive = self._ask("kill -0 %d" % args["pid"], sudoable=True)[0]
-                    seen.gone = seen.gone + 1 if alive == GONE else 0
+                    seen.gone = seen.gone + 1 if self._follower_gone(args) else 0
                     if seen.gone >= 2 and not seen.downloaded:
                         return failed("the process that runs softwareupdate (pid %d) ended without a result; the "
                                       "node keeps its build" % args["pid"])
-            if restarted_at is None and seen.downloaded and now - seen.started > args["deadline"]:
+            if seen.downloaded and downloaded_at is None:
+                downloaded_at = now
+            if restarted_at is None and downloaded_at is not None and now - downloaded_at > args["deadline"]:
                 self._restart(args, host)
                 restarted_at = now
             elif restarted_at is None and not seen.downloaded and now - seen.moved > args["stall_timeout"]:
                 self._stop(args)
                 return failed("no progress from the install for %d s (%s); update-macos.yml stopped it and the node "
                               "keeps its build" % (args["stall_timeout"], seen.shown or "it never started"),
-                              code="macos_update_stalled", reachable=rc is not None)
-            elif restarted_at is None and not seen.downloaded and now - seen.started > args["deadline"] and not warned:
-                display.warning("%s is past its deadline (%d s) and still downloading (%s): a restart would lose the "
-                                "download, so the wait goes on while it moves" % (host, args["deadline"], seen.shown))
-                warned = True
-            if restarted_at is not None and now - restarted_at > args["restart_timeout"]:
-                result.update(failed=True, changed=False, rebooted=False, restarted_by_deadline=True, reachable=False,
-                              msg="it did not come back within %d s of its restart%s" % (
-                                  args["restart_timeout"], "; last error: %s" % last_error if last_error else ""))
-                return result
+                              code="macos_update_stalled")
+            elif restarted_at is not None and now - restarted_at > args["restart_timeout"]:
+                return failed("it still answers on its old boot session %d s after its restart" % (now - restarted_at))
             time.sleep(args["interval"])

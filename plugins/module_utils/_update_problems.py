@@ -70,8 +70,8 @@ UPDATE_CODES = {
         "restart) and run update-macos.yml again: nodes already on the target build are left alone."),
     "macos_update_stalled": registry_entry(
         ERROR, "update",
-        "A node's install showed no progress for macos_update_stall_timeout seconds before its download finished "
-        "(or never started), so update-macos.yml stopped it; the node still runs its old build.",
+        "A node's download or install showed no progress for macos_update_stall_timeout seconds before its download "
+        "finished (or never started), so update-macos.yml stopped it; the node still runs its old build.",
         "Check the node's network and softwareupdate (`softwareupdate --list` on it); restart it if softwareupdated "
         "hangs (from macOS 14.4 only a restart cures it), then run again."),
     "macos_update_settings_failed": registry_entry(
@@ -81,8 +81,9 @@ UPDATE_CODES = {
         "Read the message, fix what it names and run site.yml: it sets them all again."),
     "macos_update_restarted_by_deadline": registry_entry(
         WARNING, "update",
-        "A node's install did not restart within macos_update_deadline (an install at the login window can sit at "
-        "a progress bar), so update-macos.yml restarted it; it booted the new build.",
+        "A node still answered on its old boot session macos_update_deadline seconds after its install printed "
+        "Downloaded (an install at the login window can sit at a progress bar), so update-macos.yml restarted it; "
+        "it booted the new build.",
         "Nothing to do if the node is on the target build; a longer macos_update_deadline waits more before "
         "restarting."),
 }

@@ -10,13 +10,17 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 ---
 module: macos_update_install
-short_description: Start a macOS update over SSH with a volume owner's password on stdin, its progress written
+short_description: Start a macOS update's download or install over SSH, a volume owner's password on stdin
 version_added: 0.2.0
 description:
   - Starts C(softwareupdate --install LABEL --restart --agree-to-license --user OWNER --stdinpass) as root in a
     process of its own (a new session, detached from the SSH connection the restart ends), gives it the password on
     its stdin only (never in argv, where macOS 12's form C(--stdinpass PASSWORD) put it), and returns at once, as
     the update tools deployed on Apple silicon do from macOS 13 through 26 without anyone at the Mac.
+  - With O(mode=download) it starts C(softwareupdate --download LABEL --agree-to-license --user OWNER --stdinpass)
+    instead (macOS 14 and later authenticate a download on Apple silicon); the update is downloaded and prepared
+    while the node goes on running what it runs, the password is proven (softwareupdate checks it after
+    C(Downloaded)), and nothing restarts. A later O(mode=install) of the prepared update restarts within seconds.
   - With a user logged in at the Mac's screen (the owner of C(/dev/console) is not root), it runs through
     C(launchctl asuser UID), in that user's context; run outside it, softwareupdate never ends.
   - The detached process writes each line's meaning to O(progress_file) (JSON with C(label), C(started_at),
@@ -46,6 +50,13 @@ options:
     description: Where to write the progress (JSON, readable by everyone; it holds only softwareupdate's lines' meaning).
     type: str
     required: true
+  mode:
+    description:
+      - V(install) downloads and prepares what is not prepared yet, then restarts into the new build.
+      - V(download) downloads and prepares only (softwareupdate checks the owner after it); the node restarts nothing.
+    type: str
+    choices: [install, download]
+    default: install
 notes:
   - Needs root (C(become)). In check mode nothing runs; the result predicts a change.
 seealso:
@@ -63,6 +74,16 @@ EXAMPLES = r"""
   become: true
   no_log: true
   register: __install
+
+- name: Download and prepare it first, while the node keeps serving
+  macops.cluster.macos_update_install:
+    label: macOS Tahoe 26.3-25D60
+    owner: "{{ macos_update_owner }}"
+    password: "{{ macos_update_owner_password }}"
+    progress_file: /Library/Application Support/macops/update/progress.json
+    mode: download
+  become: true
+  no_log: true
 """
 
 RETURN = r"""
@@ -111,9 +132,10 @@ def console_uid(device="/dev/console"):
     return uid if uid != 0 else None
 
 
-def install_argv(softwareupdate, launchctl, label, owner, uid):
+def install_argv(softwareupdate, launchctl, label, owner, uid, mode="install"):
     """softwareupdate's argv, through `launchctl asuser UID` when a user is logged in at the screen."""
-    argv = [softwareupdate, "--install", label, "--restart", "--agree-to-license", "--user", owner, "--stdinpass"]
+    action = ["--download", label] if mode == "download" else ["--install", label, "--restart"]
+    argv = [softwareupdate] + action + ["--agree-to-license", "--user", owner, "--stdinpass"]
     return [launchctl, "asuser", str(uid)] + argv if uid is not None else argv
 
 
@@ -162,27 +184,29 @@ def install(module):
     params = module.params
     if module.check_mode:
         return {"changed": True, "pid": None, "started_at": None, "boot_session": None, "console_uid": None,
-                "msg": "would install %s" % params["label"]}
+                "msg": "would %s %s" % (params["mode"], params["label"])}
     softwareupdate = commands.require_command(module, "softwareupdate")
     boot = commands.run(module, [commands.require_command(module, "sysctl"), "-n", "kern.bootsessionuuid"]).strip()
     uid = console_uid()
     argv = install_argv(softwareupdate, commands.require_command(module, "launchctl") if uid is not None else None,
-                        params["label"], params["owner"], uid)
+                        params["label"], params["owner"], uid, params["mode"])
     os.makedirs(os.path.dirname(params["progress_file"]), exist_ok=True)
     started = time.time()
     pid = start_detached(argv, params["password"], params["progress_file"], params["label"], started)
     if pid is None:
-        module.fail_json(msg="the process to follow softwareupdate --install %s did not start" % params["label"])
+        module.fail_json(msg="the process to follow softwareupdate --%s %s did not start" % (
+            params["mode"], params["label"]))
     return {"changed": True, "pid": pid, "started_at": started, "boot_session": boot, "console_uid": uid,
-            "msg": "started softwareupdate --install %s%s" % (
-                params["label"], " as uid %d (launchctl asuser)" % uid if uid is not None else "")}
+            "msg": "started softwareupdate --%s %s%s" % (
+                params["mode"], params["label"], " as uid %d (launchctl asuser)" % uid if uid is not None else "")}
 
 
 def main():
     module = AnsibleModule(
         argument_spec=dict(label=dict(type="str", required=True), owner=dict(type="str", required=True),
                            password=dict(type="str", required=True, no_log=True),
-                           progress_file=dict(type="str", required=True)),
+                           progress_file=dict(type="str", required=True),
+                           mode=dict(type="str", choices=["install", "download"], default="install")),
         supports_check_mode=True,
     )
     module.exit_json(**install(module))

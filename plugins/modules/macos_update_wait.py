@@ -10,7 +10,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 ---
 module: macos_update_wait
-short_description: Follow a Mac's macOS install and wait for its restart into the new build
+short_description: Follow a Mac's macOS download or install and wait for its restart into the new build
 version_added: 0.2.0
 description:
   - Runs on the controller (an action plugin). While the node's install runs (started by
@@ -18,15 +18,24 @@ description:
     C(preparing 75 %)). Only a progress file of this install counts (its C(label) and C(started_at)).
   - Done when the node answers with a new boot session (C(kern.bootsessionuuid) other than O(boot_session)) and
     C(sw_vers -buildVersion) says O(build); fails when it says another build.
-  - Fails at once when softwareupdate stopped before the restart (its error line, such as C(Failed to authenticate)),
-    or when the process that follows it (O(pid)) is gone with no result and no download done.
-  - A node that printed C(Downloaded) and has not restarted O(deadline) seconds after its install began (an install
-    at the login window can sit at a progress bar) is restarted, with C(fdesetup authrestart) where O(filevault)
-    (the password on its stdin, as a plist), else with O(restart_command); then it gets O(restart_timeout) seconds to
-    come back. RV(restarted_by_deadline) says so. A download still moving is never restarted (that would lose it).
+  - Fails at once when softwareupdate stopped before the restart with an error line (such as C(Failed to
+    authenticate)) or an exit status before C(Downloaded), or when the process that follows it (O(pid)) is gone with
+    no result and no download done. An exit after C(Downloaded) is the Mac shutting down, the restart follows.
+  - A node that stops answering is restarting, not failed (macOS installs the update at boot, SSH down), and has
+    O(restart_timeout) seconds from its first unanswered look to come back on its new boot session. No restart is
+    ever forced on a node that does not answer.
+  - A node that printed C(Downloaded) and still answers on its old boot session O(deadline) seconds later (an
+    install at the login window can sit at a progress bar, super#217) is restarted, with C(fdesetup authrestart)
+    where O(filevault) (the password on its stdin, as a plist), else with O(restart_command); RV(restarted_by_deadline)
+    says so. A download still moving is never restarted (that would lose it).
   - An install that shows no progress for O(stall_timeout) seconds before its download is done (or never starts)
     is stopped (its process group ended) and the wait fails with RV(code) C(macos_update_stalled); the node keeps
     its old build.
+  - With O(restart=false) it follows a download and preparation (M(macops.cluster.macos_update_install)
+    O(macops.cluster.macos_update_install#module:mode=download)) instead, while the node goes on serving. Done when
+    softwareupdate ended after C(Downloaded) with status 0 (RV(downloaded)); fails on its error line (a wrong
+    password fails with C(Failed to authenticate) after the download), when its follower is gone with no result, or
+    after O(stall_timeout) seconds without progress (stopped, RV(code) C(macos_update_stalled)). Nothing restarts.
 author: macops.cluster team (@macops)
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
@@ -67,18 +76,20 @@ options:
     type: str
     required: true
   deadline:
-    description: Seconds from the start of the wait after which a node that has printed C(Downloaded) and has not
-      restarted is restarted.
-    type: int
-    default: 3600
-  stall_timeout:
-    description: Seconds without any progress, before the download is done, after which the install is stopped.
-    type: int
-    default: 1200
-  restart_timeout:
-    description: Seconds a node restarted by the deadline gets to come back.
+    description: Seconds after C(Downloaded) after which a node that still answers on its old boot session is
+      restarted (a prepared update restarts within seconds, 14 s in super's logs).
     type: int
     default: 900
+  stall_timeout:
+    description: Seconds without any progress, before the download is done, after which the install is stopped
+      (twice the longest pause reported, 12 minutes at 98.6 % preparing 26.4 on an M4 Pro; older Macs are slower).
+    type: int
+    default: 2400
+  restart_timeout:
+    description: Seconds a node that stopped answering (restarting) gets to come back on its new boot session, the
+      install after boot included; also how long a node the deadline restarted may go on answering on its old one.
+    type: int
+    default: 2700
   interval:
     description: Seconds between two looks at the node.
     type: float
@@ -110,6 +121,10 @@ options:
       O(owner) and the option after it) on stdin.
     type: str
     default: /usr/bin/fdesetup authrestart -delayminutes 0 -inputplist
+  restart:
+    description: Whether the node restarts into the new build (an install); false follows a download only.
+    type: bool
+    default: true
 seealso:
   - module: macops.cluster.macos_update_install
 """
@@ -144,8 +159,12 @@ reachable:
   description: The node answers (false when it did not come back).
   returned: always
   type: bool
+downloaded:
+  description: With O(restart=false), the update is downloaded and prepared.
+  returned: with O(restart=false)
+  type: bool
 code:
-  description: C(macos_update_stalled) when the wait stopped an install that did not move.
+  description: C(macos_update_stalled) when the wait stopped an install or a download that did not move.
   returned: when it stopped one
   type: str
 waited:

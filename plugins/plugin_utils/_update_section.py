@@ -45,7 +45,8 @@ def update_problems(update):
     for host in outcome["failed"]:
         result = results.get(host) or {}
         code = "macos_update_stalled" if result.get("code") == "macos_update_stalled" else "macos_update_failed"
-        found.append(problem(code, "%s: %s. %s" % (host, result.get("msg") or "no message", standing(outcome)),
+        found.append(problem(code, "%s: %s. %s" % (host, result.get("msg") or "no message",
+                                                   standing(outcome, update.get("stopped", True))),
                              host=host))
     for host, error in sorted((update.get("settings") or {}).items()):
         if error:
@@ -53,7 +54,7 @@ def update_problems(update):
                                  "(%s)." % (host, error), host=host))
     serving, answer = update.get("serving"), update.get("serve_answer") or {}
     if isinstance(serving, dict) and outcome["one_build"] and not update.get("check_mode") and (
-            plan.get("waves")) and answer.get("status") != 200:
+            update.get("stopped")) and answer.get("status") != 200:
         found.append(problem("serve_not_ready", "The served model gave no completion through %s after the update "
                              "(%s)." % (serving["endpoint"]["url"], answer.get("msg") or "status %s" % answer.get(
                                  "status")), host=(serving.get("hosts") or [None])[0]))
@@ -65,12 +66,14 @@ def update_problems(update):
     return found
 
 
-def standing(outcome):
-    """Where the cluster stands, in a sentence."""
+def standing(outcome, stopped=True):
+    """Where the cluster stands, in a sentence (`stopped`: serving was stopped for the installs)."""
     parts = ["updated: %s" % ", ".join(outcome["updated"]) if outcome["updated"] else "no node updated"]
     if outcome["untouched"]:
         parts.append("untouched: %s" % ", ".join(outcome["untouched"]))
-    if outcome["one_build"]:
+    if not stopped:
+        parts.append("every node still runs one build, and serving and exo never stopped")
+    elif outcome["one_build"]:
         parts.append("every node still runs one build, so serving and exo run again")
     else:
         parts.append("the nodes run different builds, so serving and exo stay stopped and disabled (no restart starts "
@@ -80,9 +83,10 @@ def standing(outcome):
 
 def update_section(update):
     """update-macos.yml's section: ``update`` holds ``check_mode``, ``plan`` (macos_update_plan's), ``results`` (per
-    node, macos_update_wait's result or the recorded failure), ``times`` (epoch seconds: started, installing,
-    installed, done), ``settings`` (per node, the error of setting again what an update resets, or None) and
-    ``serving`` (the served endpoint, or None) with ``serve_answer``."""
+    node, macos_update_wait's result or the recorded failure), ``times`` (epoch seconds: started, downloading,
+    installing, installed, stopped (serving stopped, or None), done), ``settings`` (per node, the error of setting again what an update resets, or None),
+    ``serving`` (the served endpoint, or None) with ``serve_answer``, and ``stopped`` (serving and exo were stopped
+    for the installs: a download that failed stops the run before)."""
     plan, results, times = update.get("plan") or {}, update.get("results") or {}, update.get("times") or {}
     outcome = update_outcome(plan, results)
     target = plan.get("target")
@@ -92,10 +96,13 @@ def update_section(update):
     answer = update.get("serve_answer") or {}
     data = {"check_mode": bool(update.get("check_mode")), "target": target, "strategy": plan.get("strategy"),
             "waves": plan.get("waves") or [], "nodes": nodes,
-            "phases": {"plan": _seconds(times, "started", "installing"),
+            "phases": {"plan": _seconds(times, "started", "downloading"),
+                       "download": _seconds(times, "downloading", "installing"),
                        "install": _seconds(times, "installing", "installed"),
                        "after": _seconds(times, "installed", "done")},
-            "serving": {"endpoint": serving["endpoint"]["url"], "answered": answer.get("status") == 200}
+            "serving": {"endpoint": serving["endpoint"]["url"], "answered": answer.get("status") == 200,
+                        "down_seconds": _seconds(times, "stopped", "done") if update.get("stopped") and answer.get(
+                            "status") == 200 else None}
             if isinstance(serving, dict) else None}
     if target is None:
         return section("update", "macOS update: nothing to install", ["no node offers a macOS update to install"],
@@ -110,13 +117,16 @@ def update_section(update):
             len(outcome["updated"]), len(outcome["failed"]), len(outcome["untouched"]), len(outcome["current"]),
             target["build"])]
         if outcome["failed"]:
-            summary.append(standing(outcome))
+            summary.append(standing(outcome, update.get("stopped", True)))
     if data["phases"]["install"] is not None and not data["check_mode"]:
-        summary.append("plan %.0f s, installs %.0f s, after %.0f s" % (
-            data["phases"]["plan"] or 0, data["phases"]["install"], data["phases"]["after"] or 0))
+        summary.append("plan %.0f s, downloads %.0f s while serving, installs %.0f s, after %.0f s" % (
+            data["phases"]["plan"] or 0, data["phases"]["download"] or 0, data["phases"]["install"],
+            data["phases"]["after"] or 0))
     if data["serving"]:
-        summary.append("served model %s through %s" % (
-            "answering again" if data["serving"]["answered"] else "NOT answering", data["serving"]["endpoint"]))
+        down = data["serving"]["down_seconds"]
+        summary.append("served model %s through %s%s" % (
+            "answering again" if data["serving"]["answered"] else "NOT answering", data["serving"]["endpoint"],
+            " after %.0f s down (stopped for the installs only)" % down if down is not None else ""))
     rows = [(host, "%s (%s)" % (plans["from_version"], plans["from_build"]), node["to_build"] or "-",
              node["outcome"], node["waited"] if node["waited"] is not None else "-",
              "restarted by the deadline" if node["restarted_by_deadline"] else (node["error"] or "-"))

@@ -11,10 +11,17 @@ and asks PID 1 for the restart; the lab's supervisor boots the host into the sta
 is no volume owner, or a wrong password, fails after `Downloaded:` with "Failed to authenticate" (as users
 report on 14.5, 15.3, 15.4). Unconfirmed wordings are marked so below.
 
+`softwareupdate --download <label> --agree-to-license --user <owner> --stdinpass` (macOS 14 and later on Apple
+silicon, authenticated as super runs it) downloads and prepares the same way, checks the password after
+`Downloaded:` and restarts nothing: the update is prepared (state.json's prepared_update). An `--install --restart`
+of a prepared update then spends PREPARED_SHARE of U before `Downloaded:` and restarts (a prepared update restarts
+within seconds of the install command: super's logs). The lab's own wording for the end of a download: "Done.".
+
 Faults (state.json's faults): update_hang (the install stops after `Downloaded:` and never restarts,
 super#217; the staged build boots at the next restart, as a manual `restart` finished it there);
 update_auth_fails ("Failed to authenticate" right after `Downloaded:` with the right password, as users
-report on 14.5, 15.3 and 15.4: super#219, #277, #293)."""
+report on 14.5, 15.3 and 15.4: super#219, #277, #293; "install": at an install only, its download authenticates)."""
+import random
 import subprocess
 import sys
 import time
@@ -38,6 +45,14 @@ NOT_ENOUGH_DISK = "Not enough free disk space to download %s\n"
 FAILED_AUTH = "Failed to authenticate\n"
 WRONG_PASSPHRASE = "Error unlocking APFS Volume: The given passphrase is incorrect (-69749) (lab wording)\n"
 PREPARE_BYTES = 15 * 10 ** 9  # room for preparing beside the download (super asks 15 GB for an update)
+# Each phase's share of U (the host's update_seconds, `maclab offer-update --seconds U`), each jittered by the host's
+# update_jitter (`--jitter J`: a factor drawn from 1 - J to 1 + J per phase): the download and preparation take U; the
+# install of a prepared update PREPARED_SHARE before it restarts; the shutdown SHUTDOWN_SHARE (SSH still answers, on the
+# old boot session); the install at boot INSTALL_AT_BOOT_SHARE beyond the host's boot (SSH down).
+PREPARED_SHARE = 0.05
+SHUTDOWN_SHARE = 0.05
+INSTALL_AT_BOOT_SHARE = 0.25
+TICKS = (0.10, 10.0, 25.0, 40.0, 53.9, 60.0, 75.0, 90.0, 100.0)
 
 
 def user_guid(host, name):
@@ -94,17 +109,17 @@ def cmd_softwareupdate(host, args):
         err(stderr)
         return 0
     flags, rest = _options(args)
-    label = flags.get("--install") or flags.get("-i")
+    label = flags.get("--install") or flags.get("-i") or flags.get("--download") or flags.get("-d")
     if not label:
-        raise Fail(1, "usage: softwareupdate <cmd> [<args> ...] (the lab simulates --list and --install)\n")
-    return install(host, label, flags)
+        raise Fail(1, "usage: softwareupdate <cmd> [<args> ...] (the lab simulates --list, --install and --download)\n")
+    return install(host, label, flags, download_only=label in (flags.get("--download"), flags.get("-d")))
 
 
-def install(host, label, flags):
-    restart = bool(flags.get("--restart") or flags.get("-R"))
-    if restart and not is_root():
+def install(host, label, flags, download_only=False):
+    restart = bool(flags.get("--restart") or flags.get("-R")) and not download_only
+    if (restart or download_only) and not is_root():
         raise Fail(1, NOT_ROOT)
-    if restart and not (flags.get("--user") and flags.get("--stdinpass")):
+    if (restart or download_only) and not (flags.get("--user") and flags.get("--stdinpass")):
         raise Fail(1, NEEDS_CREDENTIALS)
     password = sys.stdin.readline().rstrip("\n") if flags.get("--stdinpass") else ""
     out("Software Update Tool\n\nFinding available software\n")
@@ -116,31 +131,42 @@ def install(host, label, flags):
     if _free_bytes(host) < int(update.get("size_kib", 0)) * 1024 + PREPARE_BYTES:
         raise Fail(1, NOT_ENOUGH_DISK % title)
     out("Downloading %s\n" % title)
-    seconds = float(host.state.get("update_seconds", DEFAULT_UPDATE_SECONDS))
+    prepared = host.state.get("prepared_update") == label and not download_only
+    seconds = phase_seconds(host.state, PREPARED_SHARE if prepared else 1.0)
     # Newline-first, as softwareupdate writes its ticks: the last one has no newline after it until the next.
-    for percent in (0.10, 10.0, 25.0, 40.0, 53.9, 60.0, 75.0, 90.0, 100.0):
+    for percent in TICKS:
         out("\nDownloading: %.2f%%" % percent)
         sys.stdout.flush()
-        time.sleep(seconds / 9)
+        time.sleep(seconds / len(TICKS))
     out("\nDownloaded: %s\n" % title)
     sys.stdout.flush()
     user = flags.get("--user")
+    refused = host.state.get("faults", {}).get("update_auth_fails")  # True, or "install": installs only
     if user and (user not in volume_owners(host) or not password_matches(host, user, password)
-                 or host.state.get("faults", {}).get("update_auth_fails")):
+                 or refused is True or (refused == "install" and not download_only)):
         raise Fail(1, FAILED_AUTH)
     with host.mutate() as mutable:
-        mutable.state["staged_update"] = {"version": update["version"], "build": update.get("build") or
-                                  label.rpartition("-")[2], "label": label}
-    if not restart:
-        out("Done with %s\nDone.\n" % title)
+        mutable.state["prepared_update"] = label
+        if not download_only:
+            mutable.state["staged_update"] = {"version": update["version"], "build": update.get("build") or
+                                              label.rpartition("-")[2], "label": label}
+    if download_only or not restart:
+        out("Done.\n" if download_only else "Done with %s\nDone.\n" % title)
         return 0
     if host.state.get("faults", {}).get("update_hang"):
         while True:  # the black screen with a progress bar: SSH still answers, nothing restarts
             time.sleep(3600)
     # An update's restart is an authenticated one (FileVault's unlock skipped), where the Mac supports it.
     unsupported = host.state.get("faults", {}).get("authrestart_unsupported")
-    request_power(host, "reboot" if unsupported else "authrestart", 1)
+    request_power(host, "reboot" if unsupported else "authrestart", max(1.0, phase_seconds(host.state, SHUTDOWN_SHARE)))
     return 0
+
+
+def phase_seconds(state, share):
+    """One phase's seconds: `share` of the host's U, jittered by its update_jitter."""
+    seconds = float(state.get("update_seconds", DEFAULT_UPDATE_SECONDS)) * share
+    jitter = float(state.get("update_jitter", 0.0))
+    return seconds * random.uniform(1.0 - jitter, 1.0 + jitter) if jitter else seconds
 
 
 def diskutil_apfs(host, args):
@@ -175,11 +201,13 @@ def diskutil_apfs(host, args):
 
 
 def staged_boot(state):
-    """At a restart: the staged build boots (its update leaves the list). True when one did."""
+    """At a restart: the staged build boots (its update leaves the list). The seconds macOS then installs it before
+    the host is up (SSH down), or 0 when nothing was staged."""
     staged = state.pop("staged_update", None)
     if not staged:
-        return False
+        return 0
     state["os"] = os_info(staged["version"], staged["build"])
+    state.pop("prepared_update", None)
     state["pending_updates"] = [u for u in state.get("pending_updates", []) if u.get("label") != staged["label"]]
-    return True
+    return max(phase_seconds(state, INSTALL_AT_BOOT_SHARE), 0.01)
 

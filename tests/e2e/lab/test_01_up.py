@@ -98,6 +98,16 @@ def test_child_pythons_run_as_plain_linux(lab):
     assert any(entry["argv"][1:2] == ["-c"] and "platform" in entry["argv"][2] for entry in logged)
 
 
+def test_every_process_of_a_host_preloads_the_recv_wait_and_the_machine_does_not(lab):
+    """lab/macsim/recv_wait.c: the MLX ranks of a simulated Mac wait for their sockets instead of spinning on the
+    cores the controller shares (a lab without a C compiler runs without it)."""
+    library = lab["lab"].get("recv_wait")
+    assert library and os.path.exists(library)
+    assert ssh("mac2", "cat /etc/ld.so.preload").stdout.strip() == library
+    assert library in ssh("mac2", "cat /proc/self/maps").stdout
+    assert not os.path.exists("/etc/ld.so.preload")
+
+
 def test_hosts_are_isolated_from_each_other(lab):
     ssh("mac1", "echo mine > /tmp/isolation-probe")
     assert ssh("mac2", "test -e /tmp/isolation-probe", check=False).returncode == 1

@@ -447,22 +447,29 @@ def test_update_macos_refuses_before_any_node_changes(served):
     assert not [e for h in HOSTS for e in labtools.log_lines(h, "shim.log") if "--install" in e["argv"]]
 
 
-def test_a_wrong_password_fails_on_the_canary_and_serving_comes_back_on_the_old_build(served):
-    """The plan only warns of a password diskutil does not verify (its form is unconfirmed on a Mac); the canary's
-    softwareupdate refuses it (Failed to authenticate), no other node installs, serving was stopped and runs again."""
-    old, started = offered_fresh(), time.time()
+def test_a_wrong_password_fails_the_downloads_and_serving_never_stops(served):
+    """The plan only warns of a password diskutil does not verify (its form is unconfirmed on a Mac); every node's
+    download (softwareupdate --download, issue 48: the nodes download and prepare first, together, while serving goes
+    on) refuses it (Failed to authenticate), so no node installs and serving never stopped."""
+    old = offered_fresh()
+    before = get("/macops/v1/status")
+    since = dict((h, len(labtools.log_lines(h, "shim.log"))) for h in HOSTS)
     wrong = "not-the-owner-s-password"
     failed = update_macos(served, "-vvv", "-e", "macos_update_owner_password=" + wrong, check=False)
     assert failed.returncode != 0 and "macos_update_password_unverified" in failed.stdout, failed.stdout[-3000:]
-    assert "mac1: softwareupdate stopped without restarting: Failed to authenticate" in failed.stdout
-    assert "untouched: mac2, mac3, mac4; every node still runs one build" in failed.stdout
+    flat = " ".join(failed.stdout.split())
+    for host in HOSTS:
+        assert "%s: its download stopped: Failed to authenticate; nothing was installed" % host in flat, host
+    assert "no node updated; every node still runs one build, and serving and exo never stopped" in flat
     assert builds() == old
-    for host in HOSTS[1:]:  # never asked to install
-        assert not [e for e in labtools.log_lines(host, "shim.log") if "--install" in e["argv"]], host
-    # Serving was stopped for the canary and started again (a new supervisor, every rank in its first generation),
-    # enabled again; update-macos.yml waited for a completion through the endpoint.
+    for host in HOSTS:  # each downloaded, none installed
+        argvs = [e["argv"] for e in labtools.log_lines(host, "shim.log")[since[host]:]
+                 if "softwareupdate" in " ".join(e["argv"])]
+        assert [a for a in argvs if "--download" in a] and not [a for a in argvs if "--install" in a], host
+    # Serving never stopped: the same supervisor and generation, answering, nothing disabled.
     status = get("/macops/v1/status")
-    assert status["state"] == "ready" and status["started_at"] > started, status
+    assert status["state"] == "ready" and (status["started_at"], status["generation"]) == (
+        before["started_at"], before["generation"]), (before, status)
     assert answers() and disabled_jobs() == dict((h, []) for h in HOSTS)
     scanned = [failed.stdout, failed.stderr] + [json.dumps(labtools.log_lines(h, "shim.log")) for h in HOSTS]
     for base, _dirs, names in os.walk(os.path.join(served.tmp_dir, "update")):  # the report, its hostfiles
@@ -489,7 +496,7 @@ def test_update_macos_takes_every_node_to_the_new_build_through_a_failed_wave_an
         password = handle.read().strip()
     running = dict((h, sorted(label for label in STOP_LABELS
                               if ssh(h, "launchctl print system/" + label, check=False).returncode == 0)) for h in HOSTS)
-    for fault in (("update-hang", "mac3"), ("filevault-on", "mac3"), ("update-auth-fails", "mac4")):
+    for fault in (("update-hang", "mac3"), ("filevault-on", "mac3"), ("update-install-auth-fails", "mac4")):
         maclab("fault", *fault)
     try:
         split = update_macos(served, "-vvv", "-e", "macos_update_deadline=20", check=False)

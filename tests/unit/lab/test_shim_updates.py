@@ -80,6 +80,39 @@ def test_an_install_downloads_prepares_and_restarts_into_the_new_build(offered, 
     assert not updates.staged_boot(state)
 
 
+def download(lab, password=PASSWORD, **kw):
+    return lab.run_process("softwareupdate", "--download", LABEL, "--agree-to-license", "--user", "admin",
+                           "--stdinpass", input=password + "\n", **kw)
+
+
+def test_a_download_prepares_the_update_and_restarts_nothing_then_its_install_restarts_at_once(offered, fake_launchd):
+    """Issue 48: `softwareupdate --download` (authenticated, as on Apple silicon since macOS 14) downloads and
+    prepares while the node keeps running, proves the password after `Downloaded:`, and leaves the update prepared,
+    not staged: a plain restart would not install it. Its install then takes PREPARED_SHARE of U and restarts."""
+    with offered.edit_state() as state:
+        state["update_seconds"] = 2.0
+    started = time.monotonic()
+    fetched = download(offered)
+    assert fetched.rc == 0 and time.monotonic() - started >= 1.8, fetched
+    assert "Downloading: 100.00%" in fetched.out and fetched.out.endswith("Downloaded: macOS Tahoe 26.3\nDone.\n")
+    state = offered.state()
+    assert state["prepared_update"] == LABEL and "staged_update" not in state
+    assert not os.path.exists(os.path.join(offered.host_dir(), "run", "power_request"))
+    started = time.monotonic()
+    result = install(offered, "--user", "admin", "--stdinpass", env={"MACLAB_INIT_PID": str(fake_launchd.pid)})
+    assert result.rc == 0 and time.monotonic() - started < 1.0, result
+    assert power_request(offered) == "authrestart" and wait_exit(fake_launchd, 5) == -15
+    state = offered.state()
+    assert updates.staged_boot(state) and "prepared_update" not in state
+
+
+def test_a_download_with_a_wrong_password_fails_after_downloaded_and_prepares_nothing(offered):
+    fetched = download(offered, password="wrong")
+    assert (fetched.rc, fetched.err) == (1, "Failed to authenticate\n") and "Downloaded:" in fetched.out
+    assert "prepared_update" not in offered.state()
+    assert download(offered, uid=65534).err == updates.NOT_ROOT
+
+
 @pytest.mark.parametrize("user, password", [("admin", "wrong"), ("nobody", PASSWORD)])
 def test_a_wrong_password_or_an_account_that_owns_no_volume_fails_to_authenticate(offered, user, password):
     result = install(offered, "--user", user, "--stdinpass", password=password)
@@ -148,3 +181,15 @@ def test_the_auth_fault_fails_to_authenticate_with_the_right_password(offered):
     result = install(offered, "--user", "admin", "--stdinpass")
     assert (result.rc, result.err) == (1, "Failed to authenticate\n") and "Downloaded:" in result.out
     assert "staged_update" not in offered.state()
+
+
+def test_each_update_phase_takes_its_share_of_u_drawn_within_the_jitter():
+    """Issue 48: one setting (U) scales every phase; the jitter draws each phase's time within +-J of its share."""
+    state = {"update_seconds": 100.0}
+    assert updates.phase_seconds(state, 1.0) == 100.0 and updates.phase_seconds(state, updates.SHUTDOWN_SHARE) == 5.0
+    state["update_jitter"] = 0.5
+    drawn = [updates.phase_seconds(state, 1.0) for _ in range(200)]
+    assert 50.0 <= min(drawn) < 70.0 and 130.0 < max(drawn) <= 150.0
+    staged = {"update_seconds": 100.0, "os": {}, "pending_updates": [],
+              "staged_update": {"version": "26.3", "build": "25D60", "label": LABEL}}
+    assert updates.staged_boot(staged) == 100.0 * updates.INSTALL_AT_BOOT_SHARE  # the install at boot, SSH down

@@ -1,5 +1,5 @@
 """macops.cluster.macos_update_wait's loop against a scripted node on a virtual clock: a node that printed
-Downloaded and sits is restarted at the deadline (fdesetup authrestart with the credentials' plist on stdin where
+Downloaded and sits is restarted at the deadline (counted from Downloaded) (fdesetup authrestart with the credentials' plist on stdin where
 FileVault is on, never in the command); a download still moving past the deadline is not restarted; an install that
 does not move is stopped (its process group) and fails as macos_update_stalled; a follower gone with no result
 fails; a progress file of another install is not this one's; a restart that never comes back says so."""
@@ -21,9 +21,9 @@ class Node(object):
     """A node whose progress file is a function of the virtual time; it reboots into `build` at `boots_at`, or 5 s
     after a restart command."""
 
-    def __init__(self, clock, timeline, boots_at=None, build="25D60", alive=True, comes_back=True):
+    def __init__(self, clock, timeline, boots_at=None, build="25D60", alive=True, comes_back=True, down_for=3):
         self.clock, self.timeline, self.boots_at, self.build = clock, timeline, boots_at, build
-        self.alive, self.comes_back, self.commands = alive, comes_back, []
+        self.alive, self.comes_back, self.down_for, self.commands = alive, comes_back, down_for, []
 
     def progress(self):
         found = None
@@ -36,8 +36,8 @@ class Node(object):
         self.commands.append((command, in_data))
         rebooted = self.boots_at is not None and self.clock.now >= self.boots_at
         if command.startswith("/usr/sbin/sysctl"):
-            if self.boots_at is not None and self.clock.now >= self.boots_at - 3 and not rebooted:
-                return None, "Connection refused"  # going down
+            if self.boots_at is not None and self.clock.now >= self.boots_at - self.down_for and not rebooted:
+                return None, "Connection refused"  # going down, then installing at boot
             if rebooted and not self.comes_back:
                 return None, "Connection timed out"
             return 0, "BOOT-TWO" if rebooted else "BOOT-ONE"
@@ -112,8 +112,43 @@ def test_a_download_still_moving_past_the_deadline_is_not_restarted():
     node = Node(clock, [(t, doc(float(t) / 20)) for t in range(0, 200, 20)], boots_at=clock.start + 200)
     result, warnings = wait(node, clock)
     assert result["rebooted"] and not result["restarted_by_deadline"] and not result.get("failed")
-    assert not [c for c, _ in node.commands if "shutdown" in c]
-    assert "still downloading" in warnings[0]
+    assert not [c for c, _ in node.commands if "shutdown" in c] and warnings == []
+
+
+def test_a_node_that_stops_answering_is_restarting_not_stalled_or_restarted_until_its_boot_deadline():
+    """Issue 48: the Mac went down before its progress file said Downloaded (a race at shutdown), then installs at
+    boot for 80 s with SSH down: past the stall timeout (30 s) and the deadline (60 s), never restarted, never called
+    stalled; back on its build within restart_timeout."""
+    clock = Clock()
+    node = Node(clock, [(0, doc(50.0)), (10, doc(90.0))], boots_at=clock.start + 100, down_for=80)
+    result, warnings = wait(node, clock, restart_timeout=120)
+    assert result["rebooted"] and result["build"] == "25D60" and not result.get("failed"), result
+    assert not result["restarted_by_deadline"] and warnings == []
+    assert not [c for c, _ in node.commands if "shutdown" in c or "authrestart" in c or c.startswith("kill -TERM")]
+
+
+def test_no_restart_is_forced_on_a_node_that_went_down_after_downloaded_before_the_deadline():
+    clock = Clock()
+    node = Node(clock, [(0, doc(100.0, downloaded=True))], boots_at=clock.start + 130, down_for=80)
+    result, warnings = wait(node, clock, restart_timeout=120)
+    assert result["rebooted"] and not result["restarted_by_deadline"] and warnings == []
+    assert not [c for c, _ in node.commands if "shutdown" in c or "authrestart" in c]
+
+
+def test_a_node_down_longer_than_its_restart_timeout_is_unreachable():
+    clock = Clock()
+    node = Node(clock, [(0, doc(100.0, downloaded=True))], boots_at=clock.start + 200, down_for=190)
+    result, _warnings = wait(node, clock, restart_timeout=60)
+    assert result["failed"] and result["reachable"] is False and "did not come back within 60 s" in result["msg"]
+    assert not result["restarted_by_deadline"] and 70 <= clock.now - clock.start < 75
+
+
+def test_softwareupdate_ending_after_downloaded_with_any_status_is_the_mac_shutting_down():
+    """softwareupdate is killed as the Mac shuts down (exit status -15 here): not "stopped without restarting"."""
+    clock = Clock()
+    node = Node(clock, [(0, doc(100.0, downloaded=True, finished=True, rc=-15))], boots_at=clock.start + 20)
+    result, _warnings = wait(node, clock)
+    assert result["rebooted"] and not result.get("failed") and not result["restarted_by_deadline"], result
 
 
 def test_an_install_that_does_not_move_is_stopped_and_fails_as_stalled():
@@ -153,6 +188,8 @@ def test_a_restart_that_never_comes_back_says_so_and_the_node_is_unreachable():
     result, _warnings = wait(node, clock)
     assert result["failed"] and result["restarted_by_deadline"] and result["reachable"] is False
     assert "did not come back within 60 s" in result["msg"]
+    # Restarted at 60 s after Downloaded, down 2 s later, failed 60 s after that.
+    assert 120 <= clock.now - clock.start < 126
 
 
 def test_a_node_on_another_build_after_its_restart_fails():
@@ -160,6 +197,51 @@ def test_a_node_on_another_build_after_its_restart_fails():
     node = Node(clock, [(0, doc(100.0, downloaded=True))], boots_at=clock.start + 10, build="25D72")
     result, _warnings = wait(node, clock)
     assert result["failed"] and "25D72, not 25D60" in result["msg"]
+
+
+def test_a_download_ends_downloaded_without_any_restart():
+    """Issue 48: the download and preparation while the node serves: done at softwareupdate's end, nothing
+    restarted, no deadline restart however long it takes while it moves."""
+    clock = Clock()
+    timeline = [(t, doc(float(t) / 3)) for t in range(0, 300, 20)] + [
+        (300, doc(100.0, downloaded=True, finished=True, rc=0))]
+    node = Node(clock, timeline)
+    result, warnings = wait(node, clock, restart=False)
+    assert result["downloaded"] and result["changed"] and not result["rebooted"] and not result.get("failed")
+    assert not [c for c, _ in node.commands if "shutdown" in c or "authrestart" in c or c.startswith("/usr/sbin")]
+    assert 300 <= clock.now - clock.start < 302 and warnings == []
+
+
+@pytest.mark.parametrize("timeline, expected", [
+    ([(0, doc(100.0, downloaded=True, finished=True, rc=1, error="Failed to authenticate"))],
+     "its download stopped: Failed to authenticate; nothing was installed"),
+    ([(0, doc(40.0))], "no progress from the download for 30 s (download"),
+])
+def test_a_download_that_fails_or_stalls_says_so_and_installs_nothing(timeline, expected):
+    clock = Clock()
+    node = Node(clock, timeline)
+    result, _warnings = wait(node, clock, restart=False)
+    assert result["failed"] and result["msg"].startswith(expected) and not result["downloaded"], result
+    assert not [c for c, _ in node.commands if "shutdown" in c or "authrestart" in c]
+
+
+def test_a_follower_kill_cannot_signal_for_want_of_root_is_not_gone():
+    """`kill -0` run without root fails on root's process with "Operation not permitted": it is still there."""
+    clock = Clock()
+    node = Node(clock, [(0, doc(40.0)), (10, doc(100.0, downloaded=True, finished=True, rc=0))])
+    real = node.ask
+    node.ask = lambda command, sudoable=False, in_data=None: (
+        (1, "sh: kill: (4242) - Operation not permitted") if command.startswith("kill -0") else real(
+            command, sudoable, in_data))
+    result, _warnings = wait(node, clock, restart=False)
+    assert result["downloaded"] and not result.get("failed"), result
+
+
+def test_a_download_s_follower_gone_with_no_result_fails():
+    clock = Clock()
+    node = Node(clock, [(0, doc(40.0))], alive=False)
+    result, _warnings = wait(node, clock, restart=False)
+    assert result["failed"] and "pid 4242" in result["msg"] and clock.now - clock.start < 5
 
 
 @pytest.mark.parametrize("progress, line", [
@@ -172,6 +254,11 @@ def test_a_node_on_another_build_after_its_restart_fails():
 ])
 def test_the_wait_shows_one_line_per_progress(progress, line):
     assert progress_text(progress) == line
+
+
+def test_a_download_s_lines_say_download():
+    assert progress_text({"downloaded": True}, restart=False) == "downloaded and prepared; ready to install"
+    assert progress_text({"error": "Failed to authenticate"}, restart=False) == "download failed: Failed to authenticate"
 
 
 def test_only_this_install_s_progress_counts():

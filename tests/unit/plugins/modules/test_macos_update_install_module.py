@@ -40,8 +40,8 @@ def tools(tmp_path, monkeypatch):
     return tmp_path
 
 
-def install(capsys, tmp_path, password="s3cret", check=False):
-    args = {"label": LABEL, "owner": "admin", "password": password,
+def install(capsys, tmp_path, password="s3cret", check=False, mode="install"):
+    args = {"label": LABEL, "owner": "admin", "password": password, "mode": mode,
             "progress_file": str(tmp_path / "update" / "progress.json"), "_ansible_check_mode": check}
     with pytest.raises(SystemExit):
         with patch_module_args(args):
@@ -76,6 +76,17 @@ def test_it_returns_at_once_the_install_following_in_a_session_of_its_own(capsys
                             "admin", "--stdinpass"] and "s3cret" not in argv
     assert oct(os.stat(str(tools / "update" / "progress.json")).st_mode & 0o777) == "0o644"
     assert "s3cret" not in json.dumps(progress) and "s3cret" not in json.dumps(result)
+
+
+def test_a_download_runs_softwareupdate_download_with_the_password_on_stdin_and_no_restart(capsys, tools):
+    """Issue 48: the download and preparation first, while the node keeps serving: --download, no --restart."""
+    result = install(capsys, tools, mode="download")
+    assert result["changed"] and "started softwareupdate --download" in result["msg"]
+    progress = finished_progress(tools)
+    assert (progress["rc"], progress["downloaded"], progress["error"]) == (0, True, None)
+    argv = (tools / "argv").read_text()
+    assert argv.split() == ["--download", "macOS", "Tahoe", "26.3-25D60", "--agree-to-license", "--user", "admin",
+                            "--stdinpass"] and "s3cret" not in argv
 
 
 def test_softwareupdate_s_error_line_ends_in_the_progress_file(capsys, tools):

@@ -26,20 +26,20 @@ def back(build="25D60", waited=12.5, deadline=False):
     return {"changed": True, "rebooted": True, "build": build, "waited": waited, "restarted_by_deadline": deadline}
 
 
-TIMES = {"started": 100.0, "installing": 104.0, "installed": 140.5, "done": 152.0}
+TIMES = {"started": 100.0, "downloading": 104.0, "installing": 130.0, "installed": 166.5, "done": 178.0}
 
 
 def update(results, **changes):
     return dict({"check_mode": False, "plan": plan(), "results": results, "times": TIMES, "serving": None,
-                 "serve_answer": {}}, **changes)
+                 "serve_answer": {}, "stopped": True}, **changes)
 
 
 def test_every_node_updated_shows_old_and_new_builds_and_the_phases():
     section = update_section(update(dict((h, back()) for h in ("mac1", "mac2", "mac3", "mac4"))))
     assert section["summary"][0] == "4 updated, 0 failed, 0 untouched, 0 already on 25D60"
-    assert section["summary"][1] == "plan 4 s, installs 36 s, after 12 s"
+    assert section["summary"][1] == "plan 4 s, downloads 26 s while serving, installs 36 s, after 12 s"
     assert section["tables"][0]["rows"][0] == ["mac1", "26.2 (25C56)", "25D60", "updated", "12.5", "-"]
-    assert section["data"]["phases"] == {"plan": 4.0, "install": 36.5, "after": 11.5}
+    assert section["data"]["phases"] == {"plan": 4.0, "download": 26.0, "install": 36.5, "after": 11.5}
     assert update_problems(update(dict((h, back()) for h in ("mac1", "mac2", "mac3", "mac4")))) == []
 
 
@@ -56,7 +56,21 @@ def test_a_failed_canary_leaves_the_others_untouched_and_says_where_the_cluster_
     section = update_section(update(results, serving={"endpoint": {"url": "http://198.18.0.11:8080"}},
                                     serve_answer={"status": 200}))
     assert section["data"]["nodes"]["mac2"]["outcome"] == "untouched"
-    assert section["data"]["serving"] == {"endpoint": "http://198.18.0.11:8080", "answered": True}
+    assert section["data"]["serving"] == {"endpoint": "http://198.18.0.11:8080", "answered": True,
+                                          "down_seconds": None}  # no stop time recorded: no figure
+
+
+def test_serving_s_downtime_is_from_its_stop_for_the_installs_to_the_report():
+    """Issue 48: serving stops only for the installs (the downloads ran while it served)."""
+    results = dict((h, back()) for h in ("mac1", "mac2", "mac3", "mac4"))
+    served = {"endpoint": {"url": "http://198.18.0.11:8080"}, "hosts": ["mac1"]}
+    times = dict(TIMES, stopped=128.0)
+    section = update_section(update(results, serving=served, serve_answer={"status": 200}, times=times))
+    assert section["data"]["serving"]["down_seconds"] == 50.0 and section["data"]["phases"]["download"] == 26.0
+    assert section["summary"][-1].endswith("answering again through http://198.18.0.11:8080 after 50 s down (stopped "
+                                           "for the installs only)")
+    silent = update_section(update(results, serving=served, serve_answer={"status": -1}, times=times))
+    assert silent["data"]["serving"]["down_seconds"] is None
 
 
 def test_a_failure_after_the_canary_updated_splits_the_builds_and_serving_stays_stopped():
@@ -89,6 +103,11 @@ def test_serving_that_does_not_answer_after_the_update_is_serve_not_ready():
     [found] = update_problems(update(results, serving=served, serve_answer={"status": -1, "msg": "timed out"}))
     assert (found["code"], found["host"]) == ("serve_not_ready", "mac1") and "timed out" in found["message"]
     assert update_problems(update(results, serving=served, serve_answer={"status": 200})) == []
+    # A download that failed stops the run before serving stops: nothing to wait for, no serve_not_ready.
+    refused = {"mac1": {"failed": True, "msg": "its download stopped: Failed to authenticate; nothing was installed"}}
+    [found] = update_problems(update(refused, serving=served, stopped=False))
+    assert found["code"] == "macos_update_failed" and found["message"].endswith(
+        "every node still runs one build, and serving and exo never stopped.")
     # Builds split after a failure: serving stays stopped on purpose, macos_update_failed says so.
     split = dict(results, mac2={"failed": True, "msg": "x"})
     assert [p["code"] for p in update_problems(update(split, serving=served))] == ["macos_update_failed"]
