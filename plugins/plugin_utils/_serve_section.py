@@ -18,11 +18,13 @@ RANK_COLUMNS = ("rank", "node", "layers", "count", "model path")
 
 
 def measured_rate(measured):
-    """(tokens, seconds, tokens/s) of the timed completion (ansible.builtin.uri's result), or None."""
+    """(tokens, seconds, tokens/s) of the timed completion (ansible.builtin.uri's result), or None. The seconds are
+    the endpoint's own (its X-Macops-Seconds header, to the millisecond); uri's ``elapsed`` counts whole seconds
+    only, so a completion under one second would have none."""
     if not isinstance(measured, dict) or measured.get("status") != 200:
         return None
     tokens = int(((measured.get("json") or {}).get("usage") or {}).get("completion_tokens") or 0)
-    seconds = float(measured.get("elapsed") or 0)
+    seconds = float(measured.get("x_macops_seconds") or measured.get("elapsed") or 0)
     return {"tokens": tokens, "seconds": seconds, "tokens_per_second": round(tokens / seconds, 2) if seconds else None}
 
 

@@ -267,6 +267,7 @@ class EndpointHandler(Handler):
 
     def do_POST(self):
         started, self.outcome, self.tokens = time.time(), {"status": None, "error": None}, {}
+        self.started = started
         path = self.path.split("?", 1)[0]
         body = None
         try:
@@ -330,7 +331,8 @@ class EndpointHandler(Handler):
                 self.refuse(502, "The model's server answered with no JSON.", "upstream_failed")
                 return
             self.tokens = usage_of(document)
-            self.reply(200, document)
+            # The request's own time to the millisecond (a client's clock may count only whole seconds: Ansible's uri).
+            self.reply(200, document, {"X-Macops-Seconds": "%.3f" % (time.time() - self.started)})
         except socket.timeout:
             self.refuse(504, "The model's server sent nothing for %d s (serve_request_idle_timeout)." %
                         self.server.limits["request_idle_timeout"], "upstream_timeout")

@@ -37,3 +37,11 @@ def test_a_stopped_model_or_a_check_run_reports_no_problem():
     assert serve_section(serve(state="stopped"))["title"] == "Serving: stopped"
     assert serve_problems(serve(state="stopped", ready={})) == []
     assert serve_problems(serve(check_mode=True, ready={})) == []
+
+
+def test_the_rate_uses_the_endpoint_s_own_milliseconds_not_uri_s_whole_seconds():
+    """A completion under a second: uri's elapsed is 0 (whole seconds), the endpoint's header has the time."""
+    quick = {"status": 200, "elapsed": 0, "x_macops_seconds": "0.640", "json": {"usage": {"completion_tokens": 64}}}
+    assert measured_rate(quick) == {"tokens": 64, "seconds": 0.64, "tokens_per_second": 100.0}
+    older = {"status": 200, "elapsed": 2, "json": {"usage": {"completion_tokens": 64}}}  # a front without the header
+    assert measured_rate(older)["tokens_per_second"] == 32.0
