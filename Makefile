@@ -32,7 +32,7 @@ lab-up: setup
 # Every lab make starts: lab 0 (make lab, molecule), lab 1 (make e2e's second stream) and lab 2 (its
 # serving stream).
 lab-down:
-	@if [ -x lab/maclab ]; then for id in 0 1 2; do MACLAB_ID=$$id lab/maclab down; done; fi
+	@if [ -x lab/maclab ]; then for id in 0 1 2 3; do MACLAB_ID=$$id lab/maclab down; done; fi
 
 # Every stage in order, each timed with a JUnit file in artifacts/junit/, then each stage's wall
 # time and the 20 slowest tests (scripts/test_stages.sh; compare two runs with
@@ -82,9 +82,9 @@ unit: setup
 	  --cov=plugins/module_utils --cov=plugins/plugin_utils --cov=plugins/filter \
 	  --cov-report=term-missing:skip-covered --cov-fail-under=90 $(PYTEST_ARGS)
 
-# Three streams on three labs side by side (lab 1: the lab, shims, modules, roles, collection; lab 0:
-# site.yml and the playbooks on the lab it converges; lab 2: serve-model.yml and the day-2 operations,
-# then reboot-cluster.yml's suite), then the secrets scan over every stream's logs (scripts/e2e_streams.sh).
+# Four streams on four labs side by side (lab 1: the lab, shims, modules, roles, collection; lab 0:
+# site.yml and the playbooks on the lab it converges; lab 2: serve-model.yml and the day-2 operations;
+# lab 3: reboot-cluster.yml's suite), then the secrets scan over every stream's logs (scripts/e2e_streams.sh).
 e2e: setup
 	PYTEST_ARGS="$(PYTEST_ARGS)" bash scripts/e2e_streams.sh
 

@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# make e2e: the end-to-end suite as three streams on three labs side by side, then the secrets scan.
+# make e2e: the end-to-end suite as four streams on four labs side by side, then the secrets scan.
 #   lab 1: the lab itself, its shims, the modules, each role, the collection;
 #   lab 0: site.yml and the playbooks on the lab it converges (kept up with MACLAB_KEEP_UP=1);
 #   lab 2: serve-model.yml and the day-2 operations on a lab one site.yml run converges (taken down when
-#          it ends), then reboot-cluster.yml's suite on a fresh lab 2 (a session of its own: its own lab shape);
+#          it ends);
+#   lab 3: reboot-cluster.yml's suite on a lab of its own shape (taken down when it ends);
 #   then, with E2E_AFTER_LAB1, a command on lab 1 (make test: molecule and the benchmark smoke runs).
-# The suites are spread so that the three lanes end together: the run is CPU-bound, and a lane that ends
-# early leaves a core idle while the longest one goes on.
+# The run is CPU-bound, so what counts is that no core idles until the last stream ends: the short reboot
+# suite runs beside the three long streams from the start rather than after one of them, where it ran
+# alone at the end with a core idle.
 # Each stream is a pytest session of its own on its own lab (MACLAB_ID, lab/macsim/layout.py). An
-# end-to-end test spends most of its time waiting (SSH, boots, timeouts), so two streams share two
-# cores well. tests/e2e/lab/test_98_secrets.py then reads every log both wrote (MACLAB_E2E_LOGS).
-# JUnit: $JUNIT_DIR/e2e.lab1.xml, e2e.lab0.xml, e2e.lab2.xml, e2e.lab2-reboot.xml, e2e.secrets.xml
+# end-to-end test spends most of its time waiting (SSH, boots, timeouts), so several streams share two
+# cores well. tests/e2e/lab/test_98_secrets.py then reads every log they wrote (MACLAB_E2E_LOGS).
+# JUnit: $JUNIT_DIR/e2e.lab1.xml, e2e.lab0.xml, e2e.lab2.xml, e2e.lab3.xml, e2e.secrets.xml
 # (scripts/test_times.py reads them as the e2e stage). Extra pytest arguments: PYTEST_ARGS.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -40,18 +42,18 @@ lab1_lane() {
 lab1=$!
 ( MACLAB_ID=0 pytest_run lab0 tests/e2e/site 2>&1 | sed -u 's/^/[lab 0] /' ) &
 lab0=$!
-lab2_lane() {
-  pytest_run lab2 tests/e2e/serve && pytest_run lab2-reboot tests/e2e/reboot
-}
-( export MACLAB_ID=2 MACLAB_KEEP_UP=0; lab2_lane 2>&1 | sed -u 's/^/[lab 2] /' ) &
+( export MACLAB_ID=2 MACLAB_KEEP_UP=0; pytest_run lab2 tests/e2e/serve 2>&1 | sed -u 's/^/[lab 2] /' ) &
 lab2=$!
+( export MACLAB_ID=3 MACLAB_KEEP_UP=0; pytest_run lab3 tests/e2e/reboot 2>&1 | sed -u 's/^/[lab 3] /' ) &
+lab3=$!
 wait "$lab1"; status1=$?
 wait "$lab0"; status0=$?
 wait "$lab2"; status2=$?
-echo "e2e: lab 1 stream exited $status1, lab 0 stream exited $status0, lab 2 stream exited $status2;" \
-  "the secrets scan over all three"
+wait "$lab3"; status3=$?
+echo "e2e: lab 1 stream exited $status1, lab 0 stream exited $status0, lab 2 stream exited $status2," \
+  "lab 3 stream exited $status3; the secrets scan over all four"
 MACLAB_ID=0 MACLAB_REUSE=1 pytest_run secrets "$SECRETS"
 status=$?
 # The first failure's status: a stream's, else the scan's.
-for s in "$status1" "$status0" "$status2" "$status"; do [ "$s" -ne 0 ] && exit "$s"; done
+for s in "$status1" "$status0" "$status2" "$status3" "$status"; do [ "$s" -ne 0 ] && exit "$s"; done
 exit 0

@@ -68,7 +68,8 @@ SERVE_CODES = {
     "serve_not_ready": registry_entry(
         ERROR, "serve",
         "The endpoint gave no one-token completion within serve_ready_timeout, or the supervisor stopped every rank "
-        "after serve_restart_limit failed generations in a row (its status says the last failure).",
+        "after serve_restart_limit failed generations in a row (its status says the last failure), or the model "
+        "answered its first completion and then failed the timed one right after it (it did not stay up).",
         "Read the supervisor's log on rank 0 (serve_log_dir/serve.log) and each rank's log (serve_log_dir/rank.log); "
         "after fixing the cause, run serve-model.yml with serve_state=restarted (on JACCL, reboot first: each "
         "failed start leaks an RDMA protection domain)."),

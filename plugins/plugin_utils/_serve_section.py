@@ -28,17 +28,31 @@ def measured_rate(measured):
     return {"tokens": tokens, "seconds": seconds, "tokens_per_second": round(tokens / seconds, 2) if seconds else None}
 
 
+def _answer_error(answer):
+    """What a failed answer of the endpoint said: its OpenAI-shaped error's message, else uri's."""
+    error = (answer.get("json") or {}).get("error") if isinstance(answer.get("json"), dict) else None
+    return (error or {}).get("message") if isinstance(error, dict) else answer.get("msg") or "no answer"
+
+
 def serve_problems(serve):
-    """serve_not_ready when the run asked for the model and no completion came (the leader's last failure)."""
-    ready = serve.get("ready") or {}
-    if serve.get("state") == "stopped" or ready.get("status") == 200 or serve.get("check_mode"):
+    """serve_not_ready when the run asked for the model and no completion came (the leader's last failure), or when
+    the first completion came and the timed one after it failed (the model did not stay up)."""
+    ready, measured = serve.get("ready") or {}, serve.get("measured") or {}
+    if serve.get("state") == "stopped" or serve.get("check_mode"):
         return []
-    status = serve.get("status") or {}
+    plan, status = serve.get("plan") or {}, serve.get("status") or {}
+    name, url = (plan.get("model") or {}).get("name") or "The model", (plan.get("endpoint") or {}).get("url")
     failure = (status.get("last_failure") or {}).get("message")
-    return [problem("serve_not_ready", "%s gave no completion through %s (supervisor: %s%s)." % (
-        (serve.get("plan") or {}).get("model", {}).get("name") or "The model", (serve.get("plan") or {}).get(
-            "endpoint", {}).get("url"), status.get("state") or (ready.get("json") or {}).get("state") or "unknown",
-        "; last failure: %s" % failure if failure else ""), host=(serve.get("plan") or {}).get("leader"))]
+    supervisor = "supervisor: %s%s" % (status.get("state") or (ready.get("json") or {}).get("state") or "unknown",
+                                       "; last failure: %s" % failure if failure else "")
+    if ready.get("status") != 200:
+        return [problem("serve_not_ready", "%s gave no completion through %s (%s)." % (name, url, supervisor),
+                        host=plan.get("leader"))]
+    if measured.get("status") not in (None, 200):
+        return [problem("serve_not_ready", "%s answered a first completion through %s, then failed the next "
+                        "(status %s: %s; %s)." % (name, url, measured.get("status"), _answer_error(measured),
+                                                   supervisor), host=plan.get("leader"))]
+    return []
 
 
 def serve_section(serve):

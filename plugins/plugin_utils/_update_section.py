@@ -36,6 +36,12 @@ def _node(host, node, result, outcome):
             "error": result.get("msg") if state == "failed" else None}
 
 
+def _stopped(update):
+    """Whether serving and exo were stopped for the installs: their stop time is recorded (a download that failed
+    stops the run before)."""
+    return (update.get("times") or {}).get("stopped") is not None
+
+
 def update_problems(update):
     """Per failed node its code (macos_update_stalled where the wait stopped an install that did not move, else
     macos_update_failed); macos_update_restarted_by_deadline per node the deadline restarted."""
@@ -46,7 +52,7 @@ def update_problems(update):
         result = results.get(host) or {}
         code = "macos_update_stalled" if result.get("code") == "macos_update_stalled" else "macos_update_failed"
         found.append(problem(code, "%s: %s. %s" % (host, result.get("msg") or "no message",
-                                                   standing(outcome, update.get("stopped", True))),
+                                                   standing(outcome, _stopped(update))),
                              host=host))
     for host, error in sorted((update.get("settings") or {}).items()):
         if error:
@@ -54,7 +60,7 @@ def update_problems(update):
                                  "(%s)." % (host, error), host=host))
     serving, answer = update.get("serving"), update.get("serve_answer") or {}
     if isinstance(serving, dict) and outcome["one_build"] and not update.get("check_mode") and (
-            update.get("stopped")) and answer.get("status") != 200:
+            _stopped(update)) and answer.get("status") != 200:
         found.append(problem("serve_not_ready", "The served model gave no completion through %s after the update "
                              "(%s)." % (serving["endpoint"]["url"], answer.get("msg") or "status %s" % answer.get(
                                  "status")), host=(serving.get("hosts") or [None])[0]))
@@ -84,9 +90,9 @@ def standing(outcome, stopped=True):
 def update_section(update):
     """update-macos.yml's section: ``update`` holds ``check_mode``, ``plan`` (macos_update_plan's), ``results`` (per
     node, macos_update_wait's result or the recorded failure), ``times`` (epoch seconds: started, downloading,
-    installing, installed, stopped (serving stopped, or None), done), ``settings`` (per node, the error of setting again what an update resets, or None),
-    ``serving`` (the served endpoint, or None) with ``serve_answer``, and ``stopped`` (serving and exo were stopped
-    for the installs: a download that failed stops the run before)."""
+    installing, installed, stopped (when serving stopped for the installs, or None: it did not), done), ``settings``
+    (per node, the error of setting again what an update resets, or None), ``serving`` (the served endpoint, or
+    None) with ``serve_answer``."""
     plan, results, times = update.get("plan") or {}, update.get("results") or {}, update.get("times") or {}
     outcome = update_outcome(plan, results)
     target = plan.get("target")
@@ -101,8 +107,7 @@ def update_section(update):
                        "install": _seconds(times, "installing", "installed"),
                        "after": _seconds(times, "installed", "done")},
             "serving": {"endpoint": serving["endpoint"]["url"], "answered": answer.get("status") == 200,
-                        "down_seconds": _seconds(times, "stopped", "done") if update.get("stopped") and answer.get(
-                            "status") == 200 else None}
+                        "down_seconds": _seconds(times, "stopped", "done") if answer.get("status") == 200 else None}
             if isinstance(serving, dict) else None}
     if target is None:
         return section("update", "macOS update: nothing to install", ["no node offers a macOS update to install"],
@@ -117,7 +122,7 @@ def update_section(update):
             len(outcome["updated"]), len(outcome["failed"]), len(outcome["untouched"]), len(outcome["current"]),
             target["build"])]
         if outcome["failed"]:
-            summary.append(standing(outcome, update.get("stopped", True)))
+            summary.append(standing(outcome, _stopped(update)))
     if data["phases"]["install"] is not None and not data["check_mode"]:
         summary.append("plan %.0f s, downloads %.0f s while serving, installs %.0f s, after %.0f s" % (
             data["phases"]["plan"] or 0, data["phases"]["download"] or 0, data["phases"]["install"],

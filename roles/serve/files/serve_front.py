@@ -266,15 +266,14 @@ class EndpointHandler(Handler):
             self.refuse(404, "No such path: %s" % path, "not_found")
 
     def do_POST(self):
-        started, self.outcome, self.tokens = time.time(), {"status": None, "error": None}, {}
-        self.started = started
+        self.started, self.outcome, self.tokens = time.time(), {"status": None, "error": None}, {}
         path = self.path.split("?", 1)[0]
         body = None
         try:
             body = self.answer(path)
         finally:
-            entry = {"at": round(started, 3), "path": path, "client": self.client_address[0],
-                     "stream": bool(body and body.get("stream")), "seconds": round(time.time() - started, 3)}
+            entry = {"at": round(self.started, 3), "path": path, "client": self.client_address[0],
+                     "stream": bool(body and body.get("stream")), "seconds": round(time.time() - self.started, 3)}
             entry.update(self.outcome)
             entry.update(self.tokens)
             self.server.request_log.write(entry)

@@ -33,6 +33,21 @@ def test_no_completion_is_serve_not_ready_with_the_supervisor_s_last_failure():
     assert "rank 3 (mac4) exited" in found[0]["message"] and measured_rate({}) is None
 
 
+def test_a_model_that_answers_once_then_refuses_the_timed_completion_is_serve_not_ready_with_the_endpoint_s_error():
+    refused = {"status": 503, "msg": "Status code was 503 and not [200]: HTTP Error 503: Service Unavailable",
+               "json": {"error": {"message": "The model is not answering now (restarting); try again shortly.",
+                                  "type": "model_not_ready"}}}
+    status = dict(STATUS, state="restarting", last_failure={"message": "exo's API on port 52415 did not answer"})
+    found = serve_problems(serve(measured=refused, status=status))
+    assert [(p["code"], p["host"]) for p in found] == [("serve_not_ready", "mac1")]
+    assert "then failed the next (status 503: The model is not answering now (restarting)" in found[0]["message"]
+    assert "exo's API on port 52415 did not answer" in found[0]["message"]
+    lost = serve_problems(serve(measured={"status": -1, "msg": "Connection reset by peer"}))
+    assert "status -1: Connection reset by peer" in lost[0]["message"]
+    section = serve_section(serve(measured=refused))
+    assert section["data"]["measured"] is None and not any("first measured" in line for line in section["summary"])
+
+
 def test_a_stopped_model_or_a_check_run_reports_no_problem():
     assert serve_section(serve(state="stopped"))["title"] == "Serving: stopped"
     assert serve_problems(serve(state="stopped", ready={})) == []

@@ -26,12 +26,15 @@ def back(build="25D60", waited=12.5, deadline=False):
     return {"changed": True, "rebooted": True, "build": build, "waited": waited, "restarted_by_deadline": deadline}
 
 
-TIMES = {"started": 100.0, "downloading": 104.0, "installing": 130.0, "installed": 166.5, "done": 178.0}
+# Serving stopped for the installs at 128.0 (a run whose download failed records no stop: NOT_STOPPED).
+TIMES = {"started": 100.0, "downloading": 104.0, "installing": 130.0, "installed": 166.5, "done": 178.0,
+         "stopped": 128.0}
+NOT_STOPPED = dict(TIMES, stopped=None)
 
 
 def update(results, **changes):
     return dict({"check_mode": False, "plan": plan(), "results": results, "times": TIMES, "serving": None,
-                 "serve_answer": {}, "stopped": True}, **changes)
+                 "serve_answer": {}}, **changes)
 
 
 def test_every_node_updated_shows_old_and_new_builds_and_the_phases():
@@ -57,20 +60,21 @@ def test_a_failed_canary_leaves_the_others_untouched_and_says_where_the_cluster_
                                     serve_answer={"status": 200}))
     assert section["data"]["nodes"]["mac2"]["outcome"] == "untouched"
     assert section["data"]["serving"] == {"endpoint": "http://198.18.0.11:8080", "answered": True,
-                                          "down_seconds": None}  # no stop time recorded: no figure
+                                          "down_seconds": 50.0}
 
 
 def test_serving_s_downtime_is_from_its_stop_for_the_installs_to_the_report():
     """Issue 48: serving stops only for the installs (the downloads ran while it served)."""
     results = dict((h, back()) for h in ("mac1", "mac2", "mac3", "mac4"))
     served = {"endpoint": {"url": "http://198.18.0.11:8080"}, "hosts": ["mac1"]}
-    times = dict(TIMES, stopped=128.0)
-    section = update_section(update(results, serving=served, serve_answer={"status": 200}, times=times))
+    section = update_section(update(results, serving=served, serve_answer={"status": 200}))
     assert section["data"]["serving"]["down_seconds"] == 50.0 and section["data"]["phases"]["download"] == 26.0
     assert section["summary"][-1].endswith("answering again through http://198.18.0.11:8080 after 50 s down (stopped "
                                            "for the installs only)")
-    silent = update_section(update(results, serving=served, serve_answer={"status": -1}, times=times))
+    silent = update_section(update(results, serving=served, serve_answer={"status": -1}))
     assert silent["data"]["serving"]["down_seconds"] is None
+    never = update_section(update(results, serving=served, serve_answer={"status": 200}, times=NOT_STOPPED))
+    assert never["data"]["serving"]["down_seconds"] is None
 
 
 def test_a_failure_after_the_canary_updated_splits_the_builds_and_serving_stays_stopped():
@@ -105,7 +109,7 @@ def test_serving_that_does_not_answer_after_the_update_is_serve_not_ready():
     assert update_problems(update(results, serving=served, serve_answer={"status": 200})) == []
     # A download that failed stops the run before serving stops: nothing to wait for, no serve_not_ready.
     refused = {"mac1": {"failed": True, "msg": "its download stopped: Failed to authenticate; nothing was installed"}}
-    [found] = update_problems(update(refused, serving=served, stopped=False))
+    [found] = update_problems(update(refused, serving=served, times=NOT_STOPPED))
     assert found["code"] == "macos_update_failed" and found["message"].endswith(
         "every node still runs one build, and serving and exo never stopped.")
     # Builds split after a failure: serving stays stopped on purpose, macos_update_failed says so.
