@@ -60,6 +60,8 @@ update-hang HOST     HOST's next macOS install stops after "Downloaded:" and nev
 update-auth-fails HOST  HOST's next macOS install says "Failed to authenticate" after "Downloaded:"
                      though the password is right (macOS 14.5, 15.3, 15.4), a download too
 update-install-auth-fails HOST  the same at HOST's install only: its download authenticates
+update-slows HOST PERCENT  the build HOST's next macOS install boots is slower: every process of HOST
+                     paused PERCENT % of each tenth of a second, until `fault clear`
 serve-stopped HOST   serve-model.yml's job on HOST booted out: its rank does not run
 serve-hung HOST      HOST's serving rank stopped (SIGSTOP): alive, but every collective waits on it
 port-taken HOST PORT another program on HOST listens on TCP PORT (every address)

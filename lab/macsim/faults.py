@@ -339,30 +339,12 @@ def fault_slow_boot(paths, host, seconds):
     return "%s: next boots take %g s" % (host, value)
 
 
-def _host_processes(host, launchd_pid):
-    """The root-namespace PIDs of every process of the running host: its network namespace's that
-    share launchd's PID namespace (the `unshare` parent waiting on launchd is outside it and must
-    stay free to reap it when the host is power-cycled)."""
-    try:
-        own = os.readlink("/proc/%d/ns/pid" % launchd_pid)
-    except OSError:
-        return []
-    pids = []
-    for pid in net.ip("netns", "pids", layout.netns(host), check=False).stdout.split():
-        try:
-            if os.readlink("/proc/%s/ns/pid" % pid) == own:
-                pids.append(int(pid))
-        except OSError:
-            continue
-    return pids
-
-
 def _signal_host(host, launchd_pid, signum):
     """Send ``signum`` to every process of the host, again until no new one appears (a process
     that forks between the listing and the signal)."""
     done = set()
     for _ in range(5):
-        new = [pid for pid in _host_processes(host, launchd_pid) if pid not in done]
+        new = [pid for pid in net.host_processes(host, launchd_pid) if pid not in done]
         if not new:
             break
         for pid in new:

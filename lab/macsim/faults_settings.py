@@ -163,6 +163,18 @@ def fault_update_install_auth_fails(paths, host):
     return "%s: a macOS install fails to authenticate, its download does not" % host
 
 
+def fault_update_slows(paths, host, percent):
+    """HOST's next macOS install boots a build on which the whole Mac is slower: the lab's supervisor pauses every
+    process of the host for PERCENT % of each tenth of a second from that boot on (supervisor.Throttle), as users saw
+    exo fall from 70 to 12 tokens/s on a new macOS (exo #2166). The canary's figure must catch it."""
+    if not (str(percent).isdigit() and 0 < int(percent) < 100):
+        raise FaultError("update-slows takes a share from 1 to 99 (percent of the time paused), not %r" % percent)
+    with edit_state(paths, host) as state:
+        state.setdefault("faults", {})["update_slows"] = int(percent)
+    record(paths, "update-slows", [host, percent])
+    return "%s: the build its next macOS install boots runs %s %% paused" % (host, percent)
+
+
 def fault_update_pending(paths, host):
     """A macOS update waiting in `softwareupdate --list` (the next point release of the host's macOS)."""
     with edit_state(paths, host) as state:
@@ -348,6 +360,11 @@ def undo(paths, kind, host, saved):
     elif kind in ("update-hang", "update-auth-fails", "update-install-auth-fails"):
         with edit_state(paths, host) as state:
             state.setdefault("faults", {}).pop(kind.replace("-install", "").replace("-", "_"), None)
+    elif kind == "update-slows":
+        # The throttle of a boot that took the slow build reads this each second and ends.
+        with edit_state(paths, host) as state:
+            state.setdefault("faults", {}).pop("update_slows", None)
+            state.pop("slow_percent", None)
     else:
         return False
     return True
@@ -362,4 +379,5 @@ KINDS = {
     "ssh-key-lost": (1, fault_ssh_key_lost), "pf-off": (1, fault_pf_off), "update-hang": (1, fault_update_hang),
     "update-auth-fails": (1, fault_update_auth_fails),
     "update-install-auth-fails": (1, fault_update_install_auth_fails), "homebrew-missing": (1, fault_homebrew_missing),
+    "update-slows": (2, fault_update_slows),
 }

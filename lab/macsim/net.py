@@ -4,6 +4,7 @@ Only 198.18.0.0/24 is configured here (management); Thunderbolt addresses come f
 collection's address plan. No default route is ever added and forwarding stays off.
 """
 import json
+import os
 import subprocess
 
 from . import layout
@@ -158,3 +159,21 @@ def delete_netns(name):
 def delete_link(name):
     if link_exists(name):
         ip("link", "del", name, check=False)
+
+
+def host_processes(host, launchd_pid):
+    """The root-namespace PIDs of every process of the running host: its network namespace's that
+    share launchd's PID namespace (the `unshare` parent waiting on launchd is outside it and must
+    stay free to reap it when the host is power-cycled)."""
+    try:
+        own = os.readlink("/proc/%d/ns/pid" % launchd_pid)
+    except OSError:
+        return []
+    pids = []
+    for pid in ip("netns", "pids", layout.netns(host), check=False).stdout.split():
+        try:
+            if os.readlink("/proc/%s/ns/pid" % pid) == own:
+                pids.append(int(pid))
+        except OSError:
+            continue
+    return pids

@@ -6,14 +6,54 @@ waits for it to exit; `run/power_request` (written by the `shutdown` shim or by 
 whether that was a reboot or a halt.
 """
 import os
+import signal
 import subprocess
 import sys
+import threading
 import time
 
 from . import layout, net, statefile
 from .shims import updates
 
 POLL_SECONDS = 0.2
+# fault update-slows: every process of the host paused for its share of each period, the host's list read again
+# (and the fault looked up) once a second.
+THROTTLE_PERIOD_SECONDS = 0.1
+THROTTLE_LIST_SECONDS = 1.0
+
+
+class Throttle(threading.Thread):
+    """A slower Mac (fault update-slows, from the boot of the build that is slower): every process of the host stopped
+    for `percent` % of each tenth of a second, then continued, until the host's launchd exits or the fault is
+    cleared. Lab only, from the root namespace; what runs on the host sees a slower machine."""
+
+    def __init__(self, supervisor, launchd_pid, percent):
+        threading.Thread.__init__(self, daemon=True)
+        self.supervisor, self.launchd_pid, self.percent = supervisor, launchd_pid, percent
+        self.ended = threading.Event()
+
+    def signal_all(self, pids, signum):
+        for pid in pids:
+            try:
+                os.kill(pid, signum)
+            except ProcessLookupError:
+                pass
+
+    def run(self):
+        pids, listed = [], 0.0
+        paused = self.percent / 100.0 * THROTTLE_PERIOD_SECONDS
+        try:
+            while not self.ended.is_set():
+                if time.time() - listed >= THROTTLE_LIST_SECONDS:
+                    if not self.supervisor.slow_percent():
+                        return
+                    pids, listed = net.host_processes(self.supervisor.host, self.launchd_pid), time.time()
+                self.signal_all(pids, signal.SIGSTOP)
+                self.ended.wait(paused)
+                self.signal_all(pids, signal.SIGCONT)
+                self.ended.wait(THROTTLE_PERIOD_SECONDS - paused)
+        finally:
+            self.signal_all(pids, signal.SIGCONT)
 
 
 class Supervisor(object):
@@ -72,6 +112,10 @@ class Supervisor(object):
                     state["os"]["version"], state["os"]["build"], installing))
         return installing
 
+    def slow_percent(self):
+        """The share of time the host's processes are paused (fault update-slows, once its build booted), or 0."""
+        return int(statefile.read_json(os.path.join(self.hdir, "state.json")).get("slow_percent") or 0)
+
     def find_launchd(self, unshare_pid, timeout=5.0):
         """Root-namespace PID of the host's PID 1: the child `unshare --fork` started."""
         deadline = time.time() + timeout
@@ -105,7 +149,14 @@ class Supervisor(object):
             with open(self.run_file("launchd.pid"), "w") as handle:
                 handle.write("%d\n" % pid)
         self.set_power_state("on")
+        throttle = Throttle(self, pid, self.slow_percent()) if pid is not None and self.slow_percent() else None
+        if throttle:
+            self.log("this build runs slower: every process paused %d %% of the time" % throttle.percent)
+            throttle.start()
         rc = proc.wait()
+        if throttle:
+            throttle.ended.set()
+            throttle.join()
         request = self.take("power_request") or "crash"
         self.log("launchd exited rc=%s request=%s" % (rc, request))
         return request

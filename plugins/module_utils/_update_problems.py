@@ -86,4 +86,14 @@ UPDATE_CODES = {
         "it booted the new build.",
         "Nothing to do if the node is on the target build; a longer macos_update_deadline waits more before "
         "restarting."),
+    "macos_update_regression": registry_entry(
+        ERROR, "update",
+        "The served model answered the same timed completion (same prompt and tokens, the best of a few) more than "
+        "macos_update_max_regression_percent slower after the update than before it: with only the canary on the "
+        "new build the rollout stopped there and the other nodes were left untouched (a macOS update cannot be "
+        "rolled back); after the last wave it is reported only. Updates do regress clusters (exo #2166: 70 to 12 "
+        "tokens/s; omlx #3670: 40 to 10).",
+        "Compare the canary with the others (benchmark.yml's generate and links suites) and look for a fix upstream "
+        "(MLX, exo) or Apple's next build. To go on regardless, run update-macos.yml again with "
+        "macos_update_max_regression_percent: 0; serving keeps running across the two builds over TCP meanwhile."),
 }

@@ -134,13 +134,16 @@ options:
     description:
       - update-macos.yml's run, for its section - C(check_mode), C(plan) (the P(macops.cluster.macos_update_plan#filter)
         plan), C(results) (per node, M(macops.cluster.macos_update_wait)'s result or the recorded failure), C(times)
-        (epoch seconds C(started), C(installing), C(installed), C(done)), C(settings) (per node, the error of setting
-        again what an update resets, or null), C(serving) (the served model's rank 0
-        configuration, or null) and C(serve_answer) (the endpoint's answer after the update).
-      - The section shows each node's old and new build, its outcome and wait, the times per phase and where the
-        cluster stands after a failure (C(macos_update_failed), C(macos_update_stalled), C(macos_update_settings_failed));
-        a node restarted by the deadline adds
-        C(macos_update_restarted_by_deadline). Empty, no update section.
+        (epoch seconds C(started), C(downloading), C(installing), C(installed), C(stops) and C(backs) (serving
+        stopped for a wave, answering again between waves), C(done)), C(settings) (per node, the error of setting
+        again what an update resets, or null), C(serving) (the served model's rank 0 configuration, or null),
+        C(serve_answer) (the endpoint's answer after the update) and C(canary) (what the canary proved, from
+        P(macops.cluster.macos_update_canary#filter), or null).
+      - The section shows each node's old and new build, its outcome and wait, the times per phase, serving's
+        downtime, the canary's verdict and where the cluster stands after a failure (C(macos_update_failed),
+        C(macos_update_stalled), C(macos_update_settings_failed), C(macos_update_regression) and the canary's own
+        check findings); a node restarted by the deadline adds C(macos_update_restarted_by_deadline). Empty, no
+        update section.
     type: dict
   benchmark:
     description:

@@ -447,6 +447,16 @@ def node_findings(host, mac, node, macs, settings, cabling=None, sweeps=None):
             "problems": _once(preflight["problems"] + [pair[1] for pair in results if pair[1] is not None])}
 
 
+def after_update_findings(host, node, plan_file):
+    """The problems of a node that a macOS update just restarted (update-macos.yml's canary), judged as the sweep
+    judges them: every cable of the applied plan to its peers, the Thunderbolt settings of that plan, RDMA where
+    it is meant, the GPU wired limit its LaunchDaemon sets at boot. ``node``: node_facts' read of links, network,
+    rdma, wired_limit and files."""
+    results = _links(host, node, plan_file) + _network(host, node) + _rdma(host, node, False) + \
+        _wired_limit(host, node)
+    return _once([found for dummy, found in results if found is not None])
+
+
 def _once(problems):
     """One finding per code, host and port: where two reads found the same (RDMA readiness and the
     cabling both see a Thunderbolt 4 link), the one that names the peer is kept, in the first's place."""

@@ -217,7 +217,14 @@ def macos_update(params, context):
                                        ("macos_update_stall_timeout", 10, "seconds"),
                                        ("macos_update_free_margin_gb", 0, "GB"),
                                        ("macos_update_poll_interval", 1, "seconds"),
-                                       ("macos_update_serve_timeout", 10, "seconds")])
+                                       ("macos_update_serve_timeout", 10, "seconds"),
+                                       ("macos_update_max_regression_percent", 0, "percent"),
+                                       ("macos_update_measure_tokens", 1, "tokens"),
+                                       ("macos_update_measure_repeats", 1, "completions")])
+    if params.has("macos_update_max_regression_percent") and params["macos_update_max_regression_percent"] >= 100:
+        found.append(bad(context, "macos_update_max_regression_percent", params["macos_update_max_regression_percent"],
+                         "a drop of 100 % or more can never happen, so the canary would prove nothing",
+                         "Set macos_update_max_regression_percent to a value such as 10, or 0 to compare nothing."))
     if params.has("macos_update_version") and not re.match(r"^([0-9]+([.][0-9]+){0,2}( ?[(][a-z][)])?)?$",
                                                            params["macos_update_version"]):
         found.append(bad(context, "macos_update_version", params["macos_update_version"],

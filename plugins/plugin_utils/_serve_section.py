@@ -49,9 +49,9 @@ def serve_problems(serve):
         return [problem("serve_not_ready", "%s gave no completion through %s (%s)." % (name, url, supervisor),
                         host=plan.get("leader"))]
     if measured.get("status") not in (None, 200):
-        return [problem("serve_not_ready", "%s answered a first completion through %s, then failed the next "
-                        "(status %s: %s; %s)." % (name, url, measured.get("status"), _answer_error(measured),
-                                                   supervisor), host=plan.get("leader"))]
+        why = "status %s: %s; %s" % (measured.get("status"), _answer_error(measured), supervisor)
+        return [problem("serve_not_ready", "%s answered a first completion through %s, then failed the next (%s)." % (
+            name, url, why), host=plan.get("leader"))]
     return []
 
 

@@ -28,6 +28,7 @@ import re
 
 from ansible_collections.macops.cluster.plugins.module_utils._problems import problem
 from ansible_collections.macops.cluster.plugins.module_utils._sw_vers import release, release_sort_key
+from ansible_collections.macops.cluster.plugins.plugin_utils._update_canary import canary_plan
 
 STRATEGIES = ("canary_parallel", "rolling", "parallel")
 GB = 1e9
@@ -195,10 +196,13 @@ def waves(hosts, strategy, canary):
 
 
 def update_plan(facts_by_host, owners_by_host, settings):
-    """The plan: ``target``, per node ``nodes`` ({from_version, from_build, install}), ``waves`` and ``problems``.
-    ``settings``: version, strategy, canary, free_margin_gb, order (the play's hosts, in order)."""
+    """The plan: ``target``, per node ``nodes`` ({from_version, from_build, install}), ``waves``, ``canary`` (what the
+    canary proves and whether serving comes back between waves: _update_canary.canary_plan) and ``problems``.
+    ``settings``: version, strategy, canary, free_margin_gb, order (the play's hosts, in order), serving (rank 0's
+    serving configuration, or None) and max_regression_percent."""
     order = [h for h in settings.get("order") or sorted(facts_by_host) if h in facts_by_host]
-    plan = {"target": None, "nodes": {}, "waves": [], "problems": [], "strategy": settings["strategy"]}
+    plan = {"target": None, "nodes": {}, "waves": [], "problems": [], "strategy": settings["strategy"],
+            "canary": canary_plan([], settings["strategy"], None, 0)}
     target, problems = choose_target(facts_by_host, settings.get("version") or "")
     plan["problems"] = problems + [p for host in order for p in _managed_problems(host, facts_by_host[host], target)]
     for host in order:
@@ -220,6 +224,8 @@ def update_plan(facts_by_host, owners_by_host, settings):
         plan["problems"] += _node_problems(host, facts_by_host[host], (owners_by_host or {}).get(host), target,
                                            margin, host in named)
     plan["waves"] = waves(installing, settings["strategy"], settings.get("canary"))
+    plan["canary"] = canary_plan(plan["waves"], settings["strategy"], settings.get("serving"),
+                                 settings.get("max_regression_percent"))
     for host in order:
         plan["nodes"][host]["says"] = _says(host, plan["nodes"][host], target, plan["waves"])
     return plan

@@ -37,9 +37,30 @@ def _node(host, node, result, outcome):
 
 
 def _stopped(update):
-    """Whether serving and exo were stopped for the installs: their stop time is recorded (a download that failed
-    stops the run before)."""
-    return (update.get("times") or {}).get("stopped") is not None
+    """Whether serving and exo were stopped for an install: a stop time is recorded (a download that failed stops
+    the run before)."""
+    return bool((update.get("times") or {}).get("stops"))
+
+
+def down_seconds(times):
+    """Serving's downtime: from each stop for a wave's installs to its answer again between waves, and from the
+    last stop to the end of the run when it was down then (None when it never stopped or a time is missing)."""
+    try:
+        stops = [float(t) for t in times.get("stops") or []]
+        backs = [float(t) for t in times.get("backs") or []]
+        if not stops:
+            return None
+        down = sum(back - stop for stop, back in zip(stops, backs))
+        if len(stops) > len(backs):
+            down += float(times["done"]) - stops[-1]
+        return round(down, 1)
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def _between_waves(update):
+    """Whether serving runs across two builds (the plan's canary.between_waves: MLX's ring over TCP)."""
+    return bool(((update.get("plan") or {}).get("canary") or {}).get("between_waves"))
 
 
 def update_problems(update):
@@ -52,18 +73,19 @@ def update_problems(update):
         result = results.get(host) or {}
         code = "macos_update_stalled" if result.get("code") == "macos_update_stalled" else "macos_update_failed"
         found.append(problem(code, "%s: %s. %s" % (host, result.get("msg") or "no message",
-                                                   standing(outcome, _stopped(update))),
+                                                   standing(outcome, _stopped(update), _between_waves(update))),
                              host=host))
     for host, error in sorted((update.get("settings") or {}).items()):
         if error:
             found.append(problem("macos_update_settings_failed", "%s: setting again what the update can reset failed "
                                  "(%s)." % (host, error), host=host))
     serving, answer = update.get("serving"), update.get("serve_answer") or {}
-    if isinstance(serving, dict) and outcome["one_build"] and not update.get("check_mode") and (
-            _stopped(update)) and answer.get("status") != 200:
+    if isinstance(serving, dict) and (outcome["one_build"] or _between_waves(update)) and not update.get(
+            "check_mode") and _stopped(update) and answer.get("status") != 200:
         found.append(problem("serve_not_ready", "The served model gave no completion through %s after the update "
                              "(%s)." % (serving["endpoint"]["url"], answer.get("msg") or "status %s" % answer.get(
                                  "status")), host=(serving.get("hosts") or [None])[0]))
+    found += (update.get("canary") or {}).get("problems") or []
     for host in outcome["updated"]:
         if (results.get(host) or {}).get("restarted_by_deadline"):
             found.append(problem("macos_update_restarted_by_deadline", "%s did not restart by itself after its "
@@ -72,8 +94,9 @@ def update_problems(update):
     return found
 
 
-def standing(outcome, stopped=True):
-    """Where the cluster stands, in a sentence (`stopped`: serving was stopped for the installs)."""
+def standing(outcome, stopped=True, between_waves=False):
+    """Where the cluster stands, in a sentence (`stopped`: serving was stopped for the installs; `between_waves`:
+    serving runs across two builds)."""
     parts = ["updated: %s" % ", ".join(outcome["updated"]) if outcome["updated"] else "no node updated"]
     if outcome["untouched"]:
         parts.append("untouched: %s" % ", ".join(outcome["untouched"]))
@@ -81,18 +104,34 @@ def standing(outcome, stopped=True):
         parts.append("every node still runs one build, and serving and exo never stopped")
     elif outcome["one_build"]:
         parts.append("every node still runs one build, so serving and exo run again")
+    elif between_waves:
+        parts.append("the nodes run different builds; serving and exo run across them over TCP until "
+                     "update-macos.yml, run again, brings every node to one build")
     else:
         parts.append("the nodes run different builds, so serving and exo stay stopped and disabled (no restart starts "
                      "them) until update-macos.yml, run again, brings every node to one build")
     return "; ".join(parts) + "."
 
 
+def _canary_line(canary):
+    """The canary's verdict in a line, or None when nothing was judged."""
+    if not isinstance(canary, dict):
+        return None
+    figures = "" if canary.get("before") is None else " (%.1f tokens/s before, %s after)" % (
+        canary["before"], "%.1f" % canary["after"] if canary.get("after") is not None else "no answer")
+    who = "canary %s" % canary["host"] if canary.get("host") else "served model after the last wave"
+    if canary.get("problems"):
+        return "%s did NOT prove the cluster%s: %s" % (who, figures, ", ".join(sorted(set(
+            p["code"] for p in canary["problems"]))))
+    return "%s proved the cluster%s" % (who, figures)
+
+
 def update_section(update):
     """update-macos.yml's section: ``update`` holds ``check_mode``, ``plan`` (macos_update_plan's), ``results`` (per
     node, macos_update_wait's result or the recorded failure), ``times`` (epoch seconds: started, downloading,
-    installing, installed, stopped (when serving stopped for the installs, or None: it did not), done), ``settings``
-    (per node, the error of setting again what an update resets, or None), ``serving`` (the served endpoint, or
-    None) with ``serve_answer``."""
+    installing, installed, stops and backs (when serving stopped for a wave's installs, and answered again between
+    waves), done), ``settings`` (per node, the error of setting again what an update resets, or None), ``serving``
+    (the served endpoint, or None) with ``serve_answer``, and ``canary`` (macos_update_canary's verdict, or None)."""
     plan, results, times = update.get("plan") or {}, update.get("results") or {}, update.get("times") or {}
     outcome = update_outcome(plan, results)
     target = plan.get("target")
@@ -107,8 +146,11 @@ def update_section(update):
                        "install": _seconds(times, "installing", "installed"),
                        "after": _seconds(times, "installed", "done")},
             "serving": {"endpoint": serving["endpoint"]["url"], "answered": answer.get("status") == 200,
-                        "down_seconds": _seconds(times, "stopped", "done") if answer.get("status") == 200 else None}
-            if isinstance(serving, dict) else None}
+                        "down_seconds": down_seconds(times) if answer.get("status") == 200 else None,
+                        "between_waves": _between_waves(update)}
+            if isinstance(serving, dict) else None,
+            "canary": dict((key, (update.get("canary") or {}).get(key)) for key in ("host", "when", "before", "after"))
+            if isinstance(update.get("canary"), dict) else None}
     if target is None:
         return section("update", "macOS update: nothing to install", ["no node offers a macOS update to install"],
                        data=data)
@@ -121,8 +163,10 @@ def update_section(update):
         summary = ["%d updated, %d failed, %d untouched, %d already on %s" % (
             len(outcome["updated"]), len(outcome["failed"]), len(outcome["untouched"]), len(outcome["current"]),
             target["build"])]
-        if outcome["failed"]:
-            summary.append(standing(outcome, _stopped(update)))
+        if outcome["failed"] or outcome["untouched"]:
+            summary.append(standing(outcome, _stopped(update), _between_waves(update)))
+        if _canary_line(update.get("canary")):
+            summary.append(_canary_line(update.get("canary")))
     if data["phases"]["install"] is not None and not data["check_mode"]:
         summary.append("plan %.0f s, downloads %.0f s while serving, installs %.0f s, after %.0f s" % (
             data["phases"]["plan"] or 0, data["phases"]["download"] or 0, data["phases"]["install"],
@@ -131,7 +175,8 @@ def update_section(update):
         down = data["serving"]["down_seconds"]
         summary.append("served model %s through %s%s" % (
             "answering again" if data["serving"]["answered"] else "NOT answering", data["serving"]["endpoint"],
-            " after %.0f s down (stopped for the installs only)" % down if down is not None else ""))
+            " after %.0f s down in all (stopped for the installs only%s)" % (
+                down, ", back between waves" if data["serving"]["between_waves"] else "") if down is not None else ""))
     rows = [(host, "%s (%s)" % (plans["from_version"], plans["from_build"]), node["to_build"] or "-",
              node["outcome"], node["waited"] if node["waited"] is not None else "-",
              "restarted by the deadline" if node["restarted_by_deadline"] else (node["error"] or "-"))

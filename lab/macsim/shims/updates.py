@@ -209,5 +209,8 @@ def staged_boot(state):
     state["os"] = os_info(staged["version"], staged["build"])
     state.pop("prepared_update", None)
     state["pending_updates"] = [u for u in state.get("pending_updates", []) if u.get("label") != staged["label"]]
+    slows = state.get("faults", {}).pop("update_slows", None)
+    if slows:
+        state["slow_percent"] = slows  # fault update-slows: the new build is slower (the supervisor's throttle)
     return max(phase_seconds(state, INSTALL_AT_BOOT_SHARE), 0.01)
 

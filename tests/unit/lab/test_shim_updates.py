@@ -193,3 +193,41 @@ def test_each_update_phase_takes_its_share_of_u_drawn_within_the_jitter():
     staged = {"update_seconds": 100.0, "os": {}, "pending_updates": [],
               "staged_update": {"version": "26.3", "build": "25D60", "label": LABEL}}
     assert updates.staged_boot(staged) == 100.0 * updates.INSTALL_AT_BOOT_SHARE  # the install at boot, SSH down
+
+
+def test_the_slow_build_fault_takes_effect_at_the_boot_of_the_new_build_and_its_throttle_slows_the_host(monkeypatch):
+    """Fault update-slows (issue 48, the canary's regression): the boot of the staged build marks the host slower, and
+    the supervisor's throttle then pauses every process of it for its share of each period: a busy loop on the host
+    counts far fewer turns, and all of them again once the fault is gone."""
+    from macsim import net, supervisor
+    staged = {"update_seconds": 1.0, "os": {}, "pending_updates": [], "faults": {"update_slows": 90},
+              "staged_update": {"version": "26.3", "build": "25D60", "label": LABEL}}
+    assert updates.staged_boot(staged) and staged["slow_percent"] == 90 and "update_slows" not in staged["faults"]
+    loop = subprocess.Popen(["python3", "-c", "import sys, time\nwhile True:\n    end, n = time.time() + 0.5, 0\n"
+                             "    while time.time() < end:\n        n += 1\n    print(n, flush=True)"],
+                            stdout=subprocess.PIPE, universal_newlines=True)
+
+    class Host(object):
+        host, percent = "mac1", 90
+
+        def slow_percent(self):
+            return self.percent
+
+    try:
+        monkeypatch.setattr(net, "host_processes", lambda host, pid: [loop.pid])
+        free = [int(loop.stdout.readline()) for _ in range(3)]
+        host = Host()
+        throttle = supervisor.Throttle(host, 1, host.percent)
+        throttle.start()
+        # A turn counted under the throttle: the wall clock runs on while the loop is paused.
+        slowed = [int(loop.stdout.readline()) for _ in range(4)][1:]
+        host.percent = 0  # the fault cleared: the throttle ends within a second and continues the host
+        throttle.join(3)
+        assert not throttle.is_alive()
+        again = [int(loop.stdout.readline()) for _ in range(4)][2:]
+    finally:
+        loop.kill()
+        loop.wait()
+    # Paused 90 % of the time: a tenth of the turns in theory; under half with the machine busy elsewhere (a process
+    # continued gets the cores first, so on a busy machine a pause costs it less than its share of the time).
+    assert max(slowed) < 0.5 * min(free) and min(again) > max(slowed), (free, slowed, again)

@@ -34,6 +34,8 @@ NOT_SECRET = {
     "serve_prefill_step_size": "a count of a model's tokens per prefill step, not a credential",
     "doctor_serve_timeout": "seconds a one-token completion may take, not a credential",
     "benchmark_serve_max_tokens": "a count of a model's tokens each request may generate, not a credential",
+    "macos_update_measure_tokens": "a count of a model's tokens each timed completion asks for, not a credential",
+    "serve_timed_tokens": "a count of a model's tokens each timed completion asks for, not a credential",
 }
 
 

@@ -22,7 +22,7 @@ PHASES = {
     "benchmark": {"validate"},
     "deploy_model": {"validate", "absent"},  # deploy_model_state absent: the model off every node
     "reboot_cluster": {"before", "restart"},
-    "serve": {"completion"},  # reboot-cluster.yml and doctor.yml prove a served model answers
+    "serve": {"completion", "timed"},  # reboot-cluster.yml and doctor.yml prove a served model answers; update-macos.yml times it
     "macos_update": {"after"},  # update-macos.yml runs site.yml's settings roles between main and after
 }
 SKIP = "['macops', '{role}'] is not subset(macops_inputs_checked['roles'] | default([]))"

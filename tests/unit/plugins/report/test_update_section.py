@@ -28,8 +28,8 @@ def back(build="25D60", waited=12.5, deadline=False):
 
 # Serving stopped for the installs at 128.0 (a run whose download failed records no stop: NOT_STOPPED).
 TIMES = {"started": 100.0, "downloading": 104.0, "installing": 130.0, "installed": 166.5, "done": 178.0,
-         "stopped": 128.0}
-NOT_STOPPED = dict(TIMES, stopped=None)
+         "stops": [128.0], "backs": []}
+NOT_STOPPED = dict(TIMES, stops=[])
 
 
 def update(results, **changes):
@@ -60,7 +60,7 @@ def test_a_failed_canary_leaves_the_others_untouched_and_says_where_the_cluster_
                                     serve_answer={"status": 200}))
     assert section["data"]["nodes"]["mac2"]["outcome"] == "untouched"
     assert section["data"]["serving"] == {"endpoint": "http://198.18.0.11:8080", "answered": True,
-                                          "down_seconds": 50.0}
+                                          "down_seconds": 50.0, "between_waves": False}
 
 
 def test_serving_s_downtime_is_from_its_stop_for_the_installs_to_the_report():
@@ -69,8 +69,8 @@ def test_serving_s_downtime_is_from_its_stop_for_the_installs_to_the_report():
     served = {"endpoint": {"url": "http://198.18.0.11:8080"}, "hosts": ["mac1"]}
     section = update_section(update(results, serving=served, serve_answer={"status": 200}))
     assert section["data"]["serving"]["down_seconds"] == 50.0 and section["data"]["phases"]["download"] == 26.0
-    assert section["summary"][-1].endswith("answering again through http://198.18.0.11:8080 after 50 s down (stopped "
-                                           "for the installs only)")
+    assert section["summary"][-1].endswith("answering again through http://198.18.0.11:8080 after 50 s down in all "
+                                           "(stopped for the installs only)")
     silent = update_section(update(results, serving=served, serve_answer={"status": -1}))
     assert silent["data"]["serving"]["down_seconds"] is None
     never = update_section(update(results, serving=served, serve_answer={"status": 200}, times=NOT_STOPPED))
@@ -129,3 +129,34 @@ def test_a_stalled_install_a_node_that_did_not_come_back_and_failed_settings_eac
     assert [(p["code"], p["host"]) for p in found] == [
         ("macos_update_stalled", "mac2"), ("macos_update_failed", "mac3"), ("macos_update_settings_failed", "mac1")]
     assert "stay stopped and disabled" in found[0]["message"]
+
+
+def test_serving_back_between_waves_counts_only_its_down_time_and_the_canary_s_verdict_is_in_the_section():
+    """Issue 48: over MLX's ring (TCP) serving comes back after the canary's wave (at 140.0) and stops again for the
+    next (at 150.0); the canary's regression stops the rollout with the others untouched, serving running across."""
+    served = {"endpoint": {"url": "http://198.18.0.11:8080"}, "hosts": ["mac1"]}
+    ring_plan = dict(plan(), canary={"host": "mac1", "between_waves": True, "compare": "canary",
+                                     "max_regression_percent": 10.0, "why": "ring runs over TCP"})
+    results = dict((h, back()) for h in ("mac1", "mac2", "mac3", "mac4"))
+    times = dict(TIMES, stops=[128.0, 150.0], backs=[140.0])
+    section = update_section(update(results, plan=ring_plan, serving=served, serve_answer={"status": 200}, times=times))
+    assert section["data"]["serving"] == {"endpoint": "http://198.18.0.11:8080", "answered": True,
+                                          "down_seconds": 40.0, "between_waves": True}
+    assert section["summary"][-1].endswith("after 40 s down in all (stopped for the installs only, back between waves)")
+    regressed = {"mac1": back(), "mac2": None, "mac3": None, "mac4": None}
+    slower = {"code": "macos_update_regression", "severity": "error", "host": "mac1", "port": None, "peer": None,
+              "message": "The served model answered at 10.0 tokens/s with only mac1 on the new build", "fix": "-",
+              "details": {}}
+    canary = {"host": "mac1", "when": "canary", "before": 40.0, "after": 10.0, "problems": [slower]}
+    stopped = update(regressed, plan=ring_plan, serving=served, serve_answer={"status": 200},
+                     times=dict(TIMES, stops=[128.0], backs=[140.0]), canary=canary)
+    assert update_problems(stopped) == [slower]
+    section = update_section(stopped)
+    assert section["data"]["canary"] == {"host": "mac1", "when": "canary", "before": 40.0, "after": 10.0}
+    assert "canary mac1 did NOT prove the cluster (40.0 tokens/s before, 10.0 after): macos_update_regression" in (
+        section["summary"])
+    assert ("updated: mac1; untouched: mac2, mac3, mac4; the nodes run different builds; serving and exo run across "
+            "them over TCP") in " ".join(section["summary"])
+    assert section["data"]["serving"]["down_seconds"] == 12.0
+    nodes, topology = healthy_inputs()
+    assert_valid_report(json.loads(json.dumps(build_report_model(nodes, topology, sections=[section]))))

@@ -1,0 +1,122 @@
+"""update-macos.yml's canary (plugins/plugin_utils/_update_canary.py, filter macos_update_canary): serving comes back
+between waves only where it runs across two builds (MLX's ring over TCP, not RDMA); the canary's checks are doctor's
+own on its read; the served figure, the best of a few timed completions, may not fall more than
+macos_update_max_regression_percent; the plan carries all of it."""
+import copy
+
+import pytest
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.macops.cluster.plugins.filter.macos_update_canary import macos_update_canary
+from ansible_collections.macops.cluster.plugins.module_utils._problems import REGISTRY
+from ansible_collections.macops.cluster.plugins.plugin_utils._update_canary import (best_rate, canary_plan,
+                                                                                    serving_between_waves)
+from ansible_collections.macops.cluster.plugins.plugin_utils._update_plan import update_plan
+
+from test_doctor_checks import NO_REPLY, healthy_sweep
+from test_macos_update_plan import SETTINGS, cluster, owners
+
+RING = {"rank": 0, "backend": "ring", "endpoint": {"url": "http://198.18.2.11:8080"}, "hosts": ["mac1", "mac2"]}
+WAVES = [["mac1"], ["mac2", "mac3", "mac4"]]
+PLAN_FILE = "/Library/Application Support/macops/thunderbolt-plan.json"
+
+
+def timed(tokens_per_second, tokens=64):
+    """One timed completion as ansible.builtin.uri returns it (the endpoint's own seconds in its header)."""
+    return {"status": 200, "x_macops_seconds": "%.3f" % (tokens / tokens_per_second),
+            "json": {"usage": {"completion_tokens": tokens}}}
+
+
+def planned(serving=RING, percent=10, strategy="canary_parallel"):
+    return {"canary": canary_plan(WAVES, strategy, serving, percent)}
+
+
+@pytest.mark.parametrize("serving, waves, between", [
+    (RING, WAVES, True),
+    (dict(RING, backend="jaccl"), WAVES, False),
+    (dict(RING, backend="jaccl-ring"), WAVES, False),
+    (None, WAVES, False),
+    (RING, [["mac1", "mac2"]], False),  # one wave: serving comes back after it anyway
+])
+def test_serving_comes_back_between_waves_only_where_it_runs_across_two_builds(serving, waves, between):
+    decided = serving_between_waves(serving, waves)
+    assert decided["between_waves"] is between and decided["why"]
+
+
+def test_the_plan_names_the_canary_and_when_its_figure_is_compared():
+    plan = update_plan(cluster(), owners(), dict(SETTINGS, serving=RING, max_regression_percent=10))
+    assert plan["canary"] == {"host": "mac1", "between_waves": True, "compare": "canary", "max_regression_percent": 10.0,
+                              "why": plan["canary"]["why"]}
+    rdma = update_plan(cluster(), owners(), dict(SETTINGS, serving=dict(RING, backend="jaccl"), max_regression_percent=10))
+    assert (rdma["canary"]["host"], rdma["canary"]["compare"], rdma["canary"]["between_waves"]) == ("mac1", "after",
+                                                                                                   False)
+    assert update_plan(cluster(), owners(), dict(SETTINGS, serving=RING, max_regression_percent=0))["canary"][
+        "compare"] is None
+    assert update_plan(cluster(), owners(), dict(SETTINGS, serving=None))["canary"]["compare"] is None
+    together = update_plan(cluster(), owners(), dict(SETTINGS, strategy="parallel", serving=RING,
+                                                     max_regression_percent=10))["canary"]
+    assert (together["host"], together["compare"]) == (None, "after")
+
+
+def test_the_best_of_the_timed_completions_counts_and_a_failed_one_does_not():
+    assert best_rate([timed(20.0), timed(32.0), {"status": 503, "json": {}}]) == 32.0
+    assert best_rate([{"status": -1, "msg": "timed out"}]) is None and best_rate(None) is None
+
+
+def test_a_healthy_canary_within_the_margin_proves_the_cluster():
+    verdict = macos_update_canary(planned(), [timed(16.0), timed(32.0)], [timed(29.0)], healthy_sweep(), PLAN_FILE)
+    assert verdict == {"host": "mac1", "when": "canary", "before": 32.0, "after": 29.0, "problems": []}
+
+
+def test_a_canary_that_serves_slower_than_the_margin_is_a_regression_naming_the_figures():
+    [found] = macos_update_canary(planned(), [timed(40.0)], [timed(10.0), timed(9.0)], healthy_sweep(),
+                                  PLAN_FILE)["problems"]
+    assert (found["code"], found["host"], found["severity"]) == ("macos_update_regression", "mac1", "error")
+    assert "10.0 tokens/s with only mac1 on the new build, against 40.0 before the update: 75 % slower" in (
+        found["message"])
+    assert "macos_update_regression" in REGISTRY and found["fix"]
+    # 0 compares nothing; a larger margin accepts the drop.
+    assert macos_update_canary(planned(percent=0), [timed(40.0)], [timed(10.0)], healthy_sweep(),
+                               PLAN_FILE)["problems"] == []
+    assert macos_update_canary(planned(percent=80), [timed(40.0)], [timed(10.0)], healthy_sweep(),
+                               PLAN_FILE)["problems"] == []
+
+
+def test_the_canary_s_own_checks_are_doctor_s_and_its_errors_stop_the_rollout():
+    sweep = healthy_sweep()
+    sweep["links"]["problems"] = [NO_REPLY]
+    # RDMA off after the restart where the rdma role's hostfile promised it; a wired limit that differs is a
+    # warning (update-macos.yml sets it again after the last wave), not a reason to stop.
+    sweep["rdma"] = {"enabled": False, "ready": False, "problems": [dict(NO_REPLY, code="rdma_disabled", port=None,
+                                                                         peer=None, message="RDMA is disabled")]}
+    sweep["files"] = {"/Library/Application Support/macops/hostfile-jaccl.json": {"exists": True}}
+    sweep["wired_limit"]["live_mb"] = 0
+    found = macos_update_canary(planned(serving=None), None, None, sweep, PLAN_FILE)["problems"]
+    assert [(p["code"], p["host"], p["port"]) for p in found] == [("tb_link_no_reply", "mac1", "en4"),
+                                                                   ("rdma_disabled", "mac1", None)]
+    # A cluster site.yml never addressed has no plan to check the canary's cables against: a warning, no stop.
+    unplanned = copy.deepcopy(healthy_sweep())
+    unplanned["links"].update(plan_found=False, planned_links=0, links=[])
+    assert macos_update_canary(planned(serving=None), None, None, unplanned, PLAN_FILE)["problems"] == []
+    # A canary whose checks could not run (its read failed) does not pass.
+    [failed] = macos_update_canary(planned(serving=None), None, None, {"failed": True, "msg": "sudo: a password is "
+                                                                                            "required"})["problems"]
+    assert failed["code"] == "macos_update_failed" and "sudo: a password is required" in failed["message"]
+
+
+def test_no_answer_with_the_canary_on_the_new_build_is_serve_not_ready():
+    [found] = macos_update_canary(planned(), [timed(40.0)], [{"status": 503, "json": {}}], healthy_sweep(),
+                                  PLAN_FILE)["problems"]
+    assert found["code"] == "serve_not_ready" and "with mac1 on the new build" in found["message"]
+
+
+def test_after_the_last_wave_the_same_comparison_is_reported_for_every_node():
+    verdict = macos_update_canary(planned(serving=dict(RING, backend="jaccl")), [timed(40.0)], [timed(12.0)])
+    assert (verdict["when"], verdict["host"]) == ("after", None)
+    assert "with every node on the new build" in verdict["problems"][0]["message"]
+
+
+def test_a_read_that_is_not_node_facts_is_a_filter_error():
+    with pytest.raises(AnsibleFilterError):
+        macos_update_canary({"canary": "not a dict"}, None, None, healthy_sweep(), PLAN_FILE)
