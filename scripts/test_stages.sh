@@ -83,74 +83,38 @@ run_stage() {
   return "$status"
 }
 
-# Molecule and the benchmark smoke runs, given with e2e, run on lab 1 once its stream passed, beside
-# lab 0's longer stream (scripts/e2e_streams.sh, E2E_AFTER_LAB1): a lab and a core that would idle.
-AFTER_LAB1=
-if [ -z "$NESTED" ] && [[ " ${STAGES[*]} " == *" e2e "* ]]; then
-  after=() others=()
-  for stage in "${STAGES[@]}"; do
-    case $stage in molecule|bench-smoke) after+=("$stage") ;; *) others+=("$stage") ;; esac
-  done
-  if [ ${#after[@]} -gt 0 ]; then
-    AFTER_LAB1="TEST_STAGES='${after[*]}' TEST_STAGES_NESTED=1 bash scripts/test_stages.sh"
-    STAGES=("${others[@]}")
-  fi
-fi
-
-# `pid` and every process below it (a stage ended early: its pytest sessions, their playbooks and SSH
-# clients, not anything else on the machine): all stopped first, so none starts another meanwhile, then
-# ended.
-tree_of() {
-  local child
-  echo "$1"
-  for child in $(pgrep -P "$1"); do tree_of "$child"; done
-}
-end_tree() {
-  local pids
-  pids=$(tree_of "$1")
-  # shellcheck disable=SC2086  # one word per process id
-  { kill -STOP $pids; kill -TERM $pids; kill -CONT $pids; } 2>/dev/null || true
-}
-
 # The checks that need no lab (lint, collection-checks, sanity) run one after another beside the
 # unit tests: each lane keeps one of the two cores busy (scripts/test_times.py shows each stage's
-# own wall time; the summary's "wall" line the run's). Given with them, the end-to-end stage starts at
-# once beside both, at a lower priority (nice): the checks and unit tests wait on subprocesses and
-# sleeping tests for about 40 % of their time, and the e2e stage, CPU-bound from its first minute, takes
-# those idle cycles instead of starting after them. A failed check or unit run ends it (and its labs).
-# A stage given alone runs alone.
+# own wall time; the summary's "wall" line the run's). A stage given alone runs alone.
 CHECKS=" lint collection-checks sanity "
 lane_checks=() rest=()
 for stage in "${STAGES[@]}"; do
   if [[ $CHECKS == *" $stage "* ]]; then lane_checks+=("$stage"); else rest+=("$stage"); fi
 done
 if [ ${#lane_checks[@]} -gt 0 ] && [[ " ${rest[*]} " == *" unit "* ]]; then
-  e2e=
-  if [[ " ${rest[*]} " == *" e2e "* ]]; then
-    ( renice -n 5 "$BASHPID" >/dev/null; run_stage e2e ) &
-    e2e=$!
-  fi
   ( for stage in "${lane_checks[@]}"; do run_stage "$stage" "[$stage] " || exit $?; done ) &
   checks=$!
   run_stage unit "[unit] "; unit_status=$?
   wait "$checks"; checks_status=$?
-  for s in "$checks_status" "$unit_status"; do
-    if [ "$s" -ne 0 ]; then
-      if [ -n "$e2e" ]; then
-        end_tree "$e2e"; wait "$e2e"
-        make --no-print-directory lab-down >/dev/null 2>&1 || true
-      fi
-      exit "$s"
-    fi
-  done
-  if [ -n "$e2e" ]; then
-    wait "$e2e" || exit $?
-  fi
+  for s in "$checks_status" "$unit_status"; do [ "$s" -ne 0 ] && exit "$s"; done
   others=()
-  for stage in "${rest[@]}"; do [ "$stage" = unit ] || [ "$stage" = e2e ] || others+=("$stage"); done
+  for stage in "${rest[@]}"; do [ "$stage" = unit ] || others+=("$stage"); done
   rest=("${others[@]}")
 else
   rest=("${lane_checks[@]}" "${rest[@]}")
+fi
+# Molecule and the benchmark smoke runs, given with e2e, run on lab 1 once its stream passed, beside
+# lab 0's longer stream (scripts/e2e_streams.sh, E2E_AFTER_LAB1): a lab and a core that would idle.
+AFTER_LAB1=
+if [ -z "$NESTED" ] && [[ " ${rest[*]} " == *" e2e "* ]]; then
+  after=() others=()
+  for stage in "${rest[@]}"; do
+    case $stage in molecule|bench-smoke) after+=("$stage") ;; *) others+=("$stage") ;; esac
+  done
+  if [ ${#after[@]} -gt 0 ]; then
+    AFTER_LAB1="TEST_STAGES='${after[*]}' TEST_STAGES_NESTED=1 bash scripts/test_stages.sh"
+    rest=("${others[@]}")
+  fi
 fi
 for stage in "${rest[@]}"; do
   run_stage "$stage" || exit $?

@@ -139,6 +139,21 @@ class ActionModule(ActionBase):
         """End the install's process group (softwareupdate with it), so that it cannot restart the node later."""
         self._ask("kill -TERM -- -%d 2>/dev/null || kill -TERM %d" % (args["pid"], args["pid"]), sudoable=True)
 
+    def _gone(self, args, seen):
+        """Whether the process that follows softwareupdate was found gone at two looks in a row (one is a race with
+        its last write)."""
+        seen.gone = seen.gone + 1 if self._follower_gone(args) else 0
+        return seen.gone >= 2
+
+    def _stalled(self, args, seen, now, what, outcome):
+        """{code, msg} once `what` (the download, the install) showed no progress for stall_timeout seconds, its
+        process group stopped; None while it moves. `outcome`: what that leaves on the node."""
+        if now - seen.moved <= args["stall_timeout"]:
+            return None
+        self._stop(args)
+        return {"code": "macos_update_stalled", "msg": "no progress from the %s for %d s (%s); update-macos.yml "
+                "stopped it and %s" % (what, args["stall_timeout"], seen.shown or "it never started", outcome)}
+
     def run(self, tmp=None, task_vars=None):
         result = super(ActionModule, self).run(tmp, task_vars)
         args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)[1]
@@ -178,16 +193,13 @@ class ActionModule(ActionBase):
                     else:
                         result.update(changed=True, downloaded=True, waited=round(now - seen.started, 1))
                     return result
-                seen.gone = seen.gone + 1 if self._follower_gone(args) else 0
-                if seen.gone >= 2:
+                if self._gone(args, seen):
                     result.update(failed=True, msg="the process that runs softwareupdate --download (pid %d) ended "
                                                    "without a result; nothing was installed" % args["pid"])
                     return result
-            if now - seen.moved > args["stall_timeout"]:
-                self._stop(args)
-                result.update(failed=True, code="macos_update_stalled", reachable=progress is not None,
-                              msg="no progress from the download for %d s (%s); update-macos.yml stopped it and "
-                                  "nothing was installed" % (args["stall_timeout"], seen.shown or "it never started"))
+            stalled = self._stalled(args, seen, now, "download", "nothing was installed")
+            if stalled:
+                result.update(stalled, failed=True, reachable=progress is not None)
                 return result
             time.sleep(args["interval"])
 
@@ -239,21 +251,18 @@ class ActionModule(ActionBase):
                             progress.get("rc") and not progress.get("downloaded"))):
                         return failed("softwareupdate stopped without restarting: %s" % (
                             progress.get("error") or progress.get("last") or "exit status %s" % progress.get("rc")))
-                if not (progress or {}).get("finished"):
-                    seen.gone = seen.gone + 1 if self._follower_gone(args) else 0
-                    if seen.gone >= 2 and not seen.downloaded:
-                        return failed("the process that runs softwareupdate (pid %d) ended without a result; the "
-                                      "node keeps its build" % args["pid"])
+                if not (progress or {}).get("finished") and self._gone(args, seen) and not seen.downloaded:
+                    return failed("the process that runs softwareupdate (pid %d) ended without a result; the node "
+                                  "keeps its build" % args["pid"])
             if seen.downloaded and downloaded_at is None:
                 downloaded_at = now
             if restarted_at is None and downloaded_at is not None and now - downloaded_at > args["deadline"]:
                 self._restart(args, host)
                 restarted_at = now
-            elif restarted_at is None and not seen.downloaded and now - seen.moved > args["stall_timeout"]:
-                self._stop(args)
-                return failed("no progress from the install for %d s (%s); update-macos.yml stopped it and the node "
-                              "keeps its build" % (args["stall_timeout"], seen.shown or "it never started"),
-                              code="macos_update_stalled")
             elif restarted_at is not None and now - restarted_at > args["restart_timeout"]:
                 return failed("it still answers on its old boot session %d s after its restart" % (now - restarted_at))
+            elif restarted_at is None and not seen.downloaded:
+                stalled = self._stalled(args, seen, now, "install", "the node keeps its build")
+                if stalled:
+                    return failed(stalled["msg"], code=stalled["code"])
             time.sleep(args["interval"])

@@ -19,9 +19,9 @@ description:
   - Where a model is served, compares the best tokens per second of the timed completions before serving stopped
     (O(before)) with those once serving was back (O(after)); a drop beyond the plan's C(max_regression_percent)
     is C(macos_update_regression), no answer after is C(serve_not_ready).
-  - Without O(read), the comparison after the last wave (where serving could not come back between waves), with the
-    same figures and problems, reported only.
-positional: before, after, read, plan_file
+  - With O(when=after), the comparison after the last wave (where serving could not come back between waves), with
+    the same figures and problems; nothing is left to stop, and the run fails on them.
+positional: before, after, read, plan_file, when
 options:
   _input:
     description: The plan P(macops.cluster.macos_update_plan#filter) returned (its C(canary)).
@@ -36,11 +36,16 @@ options:
     type: list
     elements: dict
   read:
-    description: The canary's M(macops.cluster.node_facts) result once it was back, or null for the comparison after the last wave.
+    description: The canary's M(macops.cluster.node_facts) result once it was back (unused with O(when=after)).
     type: dict
   plan_file:
     description: The applied Thunderbolt plan's path on the node, for the message when it is missing.
     type: str
+  when:
+    description: V(canary) judges the canary and its figure; V(after) only compares the figures after the last wave.
+    type: str
+    choices: [canary, after]
+    default: canary
 """
 
 EXAMPLES = r"""
@@ -61,11 +66,11 @@ _value:
 from ansible.errors import AnsibleFilterError
 
 
-def macos_update_canary(plan, before=None, after=None, read=None, plan_file=None):
+def macos_update_canary(plan, before=None, after=None, read=None, plan_file=None, when="canary"):
     # Imported when called, not when the file loads (why: plugins/plugin_utils/_filter_support.py).
     from ansible_collections.macops.cluster.plugins.plugin_utils._update_canary import canary_verdict
     try:
-        return canary_verdict(plan, before, after, read, plan_file)
+        return canary_verdict(plan, before, after, read, plan_file, when)
     except (AttributeError, KeyError, TypeError, ValueError) as exc:
         raise AnsibleFilterError("macos_update_canary: %s: %s" % (type(exc).__name__, exc))
 

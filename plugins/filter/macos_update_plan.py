@@ -30,7 +30,9 @@ options:
     type: dict
     required: true
   settings:
-    description: C(version), C(strategy), C(canary), C(free_margin_gb) and C(order) (the play's hosts).
+    description:
+      - C(version), C(strategy), C(canary), C(free_margin_gb), C(order) (the play's hosts), C(serving) (rank 0's
+        serving configuration, or null) and C(max_regression_percent).
     type: dict
     required: true
 """
@@ -49,7 +51,8 @@ RETURN = r"""
 _value:
   description:
     - C(target) (C(version), C(build), C(label), C(title), C(size_bytes); null when nothing is to install), C(nodes)
-      (per node C(from_version), C(from_build), C(install)), C(waves) (lists of nodes), C(strategy) and C(problems).
+      (per node C(from_version), C(from_build), C(install)), C(waves) (lists of nodes), C(strategy), C(canary)
+      (C(host), C(between_waves) and C(why), C(compare), C(max_regression_percent)) and C(problems).
   type: dict
 """
 

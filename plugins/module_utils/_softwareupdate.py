@@ -25,6 +25,7 @@ __metaclass__ = type
 import re
 
 from ansible_collections.macops.cluster.plugins.module_utils._parsing import ParseError
+from ansible_collections.macops.cluster.plugins.module_utils._sw_vers import split_release
 
 COMMAND = "softwareupdate --list"
 _LABEL = re.compile(r"^\*\s*Label:\s*(?P<label>.+?)\s*$")
@@ -32,8 +33,6 @@ _FIELD = re.compile(r"(?P<key>[A-Za-z]+):\s*(?P<value>[^,]*)")
 # A macOS build: 25D60, 24G84, 26A428, 25C5048a, 25D771280a (betas and security responses end in a letter).
 _BUILD = re.compile(r"-(?P<build>[0-9]{2}[A-Z][0-9]{1,8}[a-z]?)$")
 _SIZE = re.compile(r"^(?P<number>[0-9]+)\s*(?:KiB|K)$")
-# A version as softwareupdate prints it: 26.3.1, or 26.3.1 (a) for a security response.
-_RELEASE = re.compile(r"^(?P<version>[0-9]+(?:\.[0-9]+){0,2})(?:\s*(?P<extra>\([a-z]\)))?$")
 _PROGRESS = re.compile(r"^Downloading:\s*(?P<percent>[0-9.]+)\s*%")
 # A tick's end: the `%` of `Downloading: n%`, where the next tick or line may follow without a newline.
 _TICK_END = re.compile(r"%(?!\n)")
@@ -41,6 +40,15 @@ _TICK_END = re.compile(r"%(?!\n)")
 ERROR_LINES = ("Failed to authenticate", "No such update", "Not enough free disk space", "Failed to download",
                "Can\u2019t connect", "Can't connect", "Couldn't communicate", "No updates are available")
 DOWNLOAD_SHARE = 60.0
+
+
+def _release(text):
+    """(version, security response letter or None) of softwareupdate's Version: (26.3.1, or 26.3.1 (a)); a version in
+    another shape is kept as printed, with no letter."""
+    try:
+        return split_release(text)
+    except ValueError:
+        return text or None, None
 
 
 def parse_list(text):
@@ -61,10 +69,8 @@ def parse_list(text):
         if pending is not None and line.strip().startswith("Title:"):
             fields = dict((m.group("key").lower(), m.group("value").strip()) for m in _FIELD.finditer(line))
             size = _SIZE.match(fields.get("size", ""))
-            release = _RELEASE.match(fields.get("version") or "")
-            pending.update(title=fields.get("title"),
-                           version=release.group("version") if release else (fields.get("version") or None),
-                           version_extra=release.group("extra") if release else None,
+            version, extra = _release(fields.get("version"))
+            pending.update(title=fields.get("title"), version=version, version_extra=extra,
                            size_bytes=int(size.group("number")) * 1024 if size else None,
                            recommended=fields.get("recommended", "").upper() == "YES",
                            restart=fields.get("action", "").lower() == "restart")

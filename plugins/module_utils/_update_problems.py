@@ -20,7 +20,20 @@ UPDATE_CODES = {
         ERROR, "update",
         "A node does not offer the macOS version asked for (macos_update_version), and does not run it yet. "
         "Nothing was changed.",
-        "Ask for a version every node offers (the message lists what each offers), or wait until Apple offers it."),
+        "softwareupdate offers a Mac only its latest builds. Ask for a version every node offers (the message lists "
+        "what each offers), or wait until Apple offers it; or bring that node to the version with Apple's full "
+        "installer while Apple still signs it (`softwareupdate --list-full-installers` lists them; `softwareupdate "
+        "--fetch-full-installer --full-installer-version VERSION`, then the installer's startosinstall at the Mac), "
+        "then run again."),
+    "macos_update_node_ahead": registry_entry(
+        ERROR, "update",
+        "A node runs a newer macOS than the cluster's target (a new or replaced Mac shipped with a newer build): "
+        "softwareupdate installs no older macOS, and RDMA, JACCL and exo need one build on every node. Nothing was "
+        "changed.",
+        "Bring the others up to it (macos_update_version set to that node's version, once they are offered it), or "
+        "erase that node and install the cluster's version with Apple's full installer while Apple still signs it "
+        "(`softwareupdate --list-full-installers`; `softwareupdate --fetch-full-installer --full-installer-version "
+        "VERSION`; the installer's startosinstall --eraseinstall at the Mac, then site.yml)."),
     "macos_update_major_not_asked": registry_entry(
         WARNING, "update",
         "A node offers a major macOS upgrade; update-macos.yml installs one only when macos_update_version names it.",
@@ -91,9 +104,10 @@ UPDATE_CODES = {
         "The served model answered the same timed completion (same prompt and tokens, the best of a few) more than "
         "macos_update_max_regression_percent slower after the update than before it: with only the canary on the "
         "new build the rollout stopped there and the other nodes were left untouched (a macOS update cannot be "
-        "rolled back); after the last wave it is reported only. Updates do regress clusters (exo #2166: 70 to 12 "
-        "tokens/s; omlx #3670: 40 to 10).",
+        "rolled back); compared after the last wave (over RDMA, where serving cannot run across two builds) there "
+        "was nothing left to stop. Updates do regress clusters (exo #2166: 70 to 12 tokens/s; omlx #3670: 40 to 10).",
         "Compare the canary with the others (benchmark.yml's generate and links suites) and look for a fix upstream "
-        "(MLX, exo) or Apple's next build. To go on regardless, run update-macos.yml again with "
-        "macos_update_max_regression_percent: 0; serving keeps running across the two builds over TCP meanwhile."),
+        "(MLX, exo) or Apple's next build. To go on regardless, run update-macos.yml again: with the nodes on two "
+        "builds there is no old figure left to compare, so it updates the others (mlx-lm over the ring keeps serving "
+        "across the two builds meanwhile; over RDMA serving stays stopped until every node runs one build)."),
 }

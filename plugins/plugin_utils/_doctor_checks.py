@@ -449,10 +449,13 @@ def node_findings(host, mac, node, macs, settings, cabling=None, sweeps=None):
 
 def after_update_findings(host, node, plan_file):
     """The problems of a node that a macOS update just restarted (update-macos.yml's canary), judged as the sweep
-    judges them: every cable of the applied plan to its peers, the Thunderbolt settings of that plan, RDMA where
-    it is meant, the GPU wired limit its LaunchDaemon sets at boot. ``node``: node_facts' read of links, network,
-    rdma, wired_limit and files."""
-    results = _links(host, node, plan_file) + _network(host, node) + _rdma(host, node, False) + \
+    judges them, that the run cannot set right itself: RDMA where it is meant (only Recovery enables it), and every
+    cable of the applied plan to its peers. An update can reset the Thunderbolt settings (bridge, addresses), which
+    update-macos.yml sets again after the last wave: where the node's settings differ from the applied plan, those
+    differences and the cables they silence are not held against the update. ``node``: node_facts' read of links,
+    network, rdma, wired_limit and files."""
+    settings_reset = [found for dummy, found in _network(host, node) if found is not None]
+    results = _rdma(host, node, False) + ([] if settings_reset else _links(host, node, plan_file)) + \
         _wired_limit(host, node)
     return _once([found for dummy, found in results if found is not None])
 

@@ -12,6 +12,7 @@ import json
 import os
 import re
 
+from ansible_collections.macops.cluster.plugins.module_utils._sw_vers import split_release
 from ansible_collections.macops.cluster.plugins.plugin_utils._input_rule_base import (
     LAUNCHD_LABEL, absolute_path, at_least, bad, ipv4_networks, launchd_label)
 
@@ -210,6 +211,15 @@ def serve(params, context):
         absolute_path(params, context, "serve_log_dir")
 
 
+def _is_release(text):
+    """Whether `text` is a macOS release as softwareupdate and sw_vers print it (26.3, 26.3.1 (a))."""
+    try:
+        split_release(text)
+    except ValueError:
+        return False
+    return True
+
+
 def macos_update(params, context):
     """A password to give, time for an install, a version that parses (the password itself is never shown)."""
     found = at_least(params, context, [("macos_update_deadline", 10, "seconds"),
@@ -225,8 +235,8 @@ def macos_update(params, context):
         found.append(bad(context, "macos_update_max_regression_percent", params["macos_update_max_regression_percent"],
                          "a drop of 100 % or more can never happen, so the canary would prove nothing",
                          "Set macos_update_max_regression_percent to a value such as 10, or 0 to compare nothing."))
-    if params.has("macos_update_version") and not re.match(r"^([0-9]+([.][0-9]+){0,2}( ?[(][a-z][)])?)?$",
-                                                           params["macos_update_version"]):
+    if params.has("macos_update_version") and params["macos_update_version"] and not _is_release(
+            params["macos_update_version"]):
         found.append(bad(context, "macos_update_version", params["macos_update_version"],
                          "it must be a macOS version such as 26.3, a security response such as 26.3.1 (a), or empty",
                          "Set macos_update_version to 26.3 (or 26.3.1 (a) for a security response, or leave it empty "

@@ -34,22 +34,26 @@ def serving_between_waves(serving, waves):
         return {"between_waves": False, "why": "nothing is served"}
     if len(waves or []) < 2:
         return {"between_waves": False, "why": "one wave: serving comes back after it"}
-    backend = serving.get("backend")
+    backend, runtime = serving.get("backend"), serving.get("runtime") or "mlx-lm"
     if backend in RDMA_BACKENDS:
         return {"between_waves": False, "why": "%s is RDMA, which needs one macOS build on every node: serving stays "
                 "stopped from the first install to the last wave" % backend}
-    return {"between_waves": True, "why": "%s runs over TCP across two builds: serving comes back after each wave "
-            "but the last" % (backend or "the backend")}
+    if runtime != "mlx-lm":
+        return {"between_waves": False, "why": "%s needs one macOS build on every node: serving stays stopped from "
+                "the first install to the last wave" % runtime}
+    return {"between_waves": True, "why": "mlx-lm over %s runs over TCP across two builds: serving comes back after "
+            "each wave but the last (exo stays stopped)" % (backend or "the ring")}
 
 
-def canary_plan(waves, strategy, serving, max_regression_percent):
+def canary_plan(waves, strategy, serving, max_regression_percent, one_build=True):
     """{host, between_waves, why, compare}: the canary (the first wave's node when others follow it), whether serving
     comes back between waves, and when the served figure is compared: ``canary`` (before the next wave, which a
-    regression stops), ``after`` (after the last wave: reported only), or None (nothing served, or off)."""
+    regression stops), ``after`` (after the last wave), or None (nothing served, off, or no baseline: the nodes
+    already run different builds, so a figure measured now is not the old build's)."""
     between = serving_between_waves(serving, waves)
     host = waves[0][0] if strategy != "parallel" and len(waves or []) > 1 and len(waves[0]) == 1 else None
     compare = None
-    if isinstance(serving, dict) and float(max_regression_percent or 0) > 0 and waves:
+    if isinstance(serving, dict) and float(max_regression_percent or 0) > 0 and waves and one_build:
         compare = "canary" if host and between["between_waves"] else "after"
     return dict(between, host=host, compare=compare, max_regression_percent=float(max_regression_percent or 0))
 
@@ -78,23 +82,37 @@ def regression(before, after, max_percent, host, when):
                         after, where, before, drop, max_percent), host=host)]
 
 
-def canary_verdict(plan, before, after, read=None, plan_file=None):
-    """What the canary proved: {host, when, before, after, problems}. ``before``/``after``: the timed completions
-    (uri results) before serving stopped and once it was back (None: not measured); ``read``: node_facts' read of
-    the canary once it was back (None: the comparison after the last wave, no node checks). Its problems stop the
-    rollout: doctor's errors on the canary, serve_not_ready when serving did not answer with it on the new build,
-    macos_update_regression when the figure fell too far."""
+def _read_failure(read, host):
+    """Why the canary's read proves nothing (it failed, did not answer, or holds none of its reads), or None."""
+    if not isinstance(read, dict):
+        return "no read of it (the run lost it)"
+    if read.get("unreachable") or read.get("failed"):
+        return read.get("msg") or "no answer"
+    if not any(key in read for key in ("links", "network", "rdma", "wired_limit")):
+        return "its read holds none of its checks"
+    return None
+
+
+def canary_verdict(plan, before, after, read=None, plan_file=None, when="canary"):
+    """What the canary proved (``when`` "canary"), or the comparison after the last wave ("after"): {host, when,
+    before, after, problems}. ``before``/``after``: the timed completions (uri results) before serving stopped and
+    once it was back (None: not measured); ``read``: node_facts' read of the canary once it was back. Its problems
+    stop the rollout: the canary's own findings (doctor's errors that the run cannot set right itself),
+    serve_not_ready when serving did not answer, macos_update_regression when the figure fell too far."""
     # Imported here: _doctor_checks imports the report's helpers, which a plan without a canary never needs.
     from ._doctor_checks import after_update_findings
     canary = plan.get("canary") or {}
-    when = "canary" if read is not None else "after"
     host = canary.get("host") if when == "canary" else None
-    problems = [found for found in after_update_findings(host, read, plan_file) if found.get("severity") == "error"] \
-        if isinstance(read, dict) and not read.get("failed") and not read.get("skipped") else []
+    problems = []
+    if when == "canary":
+        failure = _read_failure(read, host)
+        if failure:
+            problems.append(problem("macos_update_failed", "%s came back on the new build, but its checks could not "
+                                    "run: %s." % (host, failure), host=host))
+        else:
+            problems += [found for found in after_update_findings(host, read, plan_file)
+                         if found.get("severity") == "error"]
     before_rate, after_rate = best_rate(before), best_rate(after)
-    if when == "canary" and read is not None and (read.get("failed") or read.get("unreachable")):
-        problems.append(problem("macos_update_failed", "%s came back on the new build, but its checks could not run: "
-                                "%s." % (host, read.get("msg") or "no answer"), host=host))
     if after is not None and after_rate is None and before_rate is not None:
         problems.append(problem("serve_not_ready", "The served model answered before the update (%.1f tokens/s) but "
                                 "not %s." % (before_rate, "with %s on the new build" % host if when == "canary" else

@@ -87,6 +87,8 @@ def choose_target(facts_by_host, version):
         running = facts.get("macos") or {}
         if update is not None:
             chosen[host] = update
+        elif version and release_sort_key(_release(running, "extra")) > release_sort_key(version):
+            problems.append(_ahead_problem(host, running, version))
         elif version and release_sort_key(_release(running, "extra")) != release_sort_key(version):
             offers = ", ".join(u["label"] for u in macos_updates(facts)) or "no macOS update"
             problems.append(problem("macos_update_not_offered", "%s runs macOS %s (%s) and does not offer %s (it "
@@ -111,11 +113,21 @@ def choose_target(facts_by_host, version):
             "title": update.get("title"), "size_bytes": update.get("size_bytes") or 0}, problems
 
 
+def _ahead_problem(host, running, version):
+    """A node on a newer macOS than the cluster's target (a new or replaced Mac): softwareupdate cannot go back."""
+    return problem("macos_update_node_ahead", "%s runs macOS %s (%s), newer than the target %s: softwareupdate "
+                   "installs no older macOS, so it cannot join the others' build this way." % (
+                       host, _release(running, "extra"), running.get("build"), version), host=host,
+                   details={"running": _release(running, "extra"), "target": version})
+
+
 def _offered_problem(host, facts, target):
     labels = [u.get("label") for u in macos_updates(facts)]
     if target["label"] in labels:
         return []
     running = facts.get("macos") or {}
+    if release_sort_key(_release(running, "extra")) > release_sort_key(target["version"]):
+        return [_ahead_problem(host, running, target["version"])]
     return [problem("macos_update_not_offered", "%s runs macOS %s (%s) and does not offer %s (it offers %s)." % (
         host, _release(running, "extra"), running.get("build"), target["label"], ", ".join(labels) or "no macOS update"),
         host=host, details={"offers": labels})]
@@ -219,13 +231,15 @@ def update_plan(facts_by_host, owners_by_host, settings):
     installing = [h for h in order if plan["nodes"][h]["install"]]
     margin = int(float(settings.get("free_margin_gb") or 0) * GB)
     # choose_target already named the nodes that do not offer an asked-for version.
-    named = set(p.get("host") for p in problems if p["code"] == "macos_update_not_offered")
+    named = set(p.get("host") for p in problems
+                if p["code"] in ("macos_update_not_offered", "macos_update_node_ahead"))
     for host in installing:
         plan["problems"] += _node_problems(host, facts_by_host[host], (owners_by_host or {}).get(host), target,
                                            margin, host in named)
     plan["waves"] = waves(installing, settings["strategy"], settings.get("canary"))
     plan["canary"] = canary_plan(plan["waves"], settings["strategy"], settings.get("serving"),
-                                 settings.get("max_regression_percent"))
+                                 settings.get("max_regression_percent"),
+                                 len(set(node["from_build"] for node in plan["nodes"].values())) == 1)
     for host in order:
         plan["nodes"][host]["says"] = _says(host, plan["nodes"][host], target, plan["waves"])
     return plan

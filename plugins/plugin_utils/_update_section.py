@@ -43,16 +43,21 @@ def _stopped(update):
 
 
 def down_seconds(times):
-    """Serving's downtime: from each stop for a wave's installs to its answer again between waves, and from the
-    last stop to the end of the run when it was down then (None when it never stopped or a time is missing)."""
+    """Serving's downtime: from a stop for a wave's installs to its next answer (between waves, or at the end), added
+    up; a stop while serving is already down changes nothing. None when it never stopped or a time is missing."""
     try:
-        stops = [float(t) for t in times.get("stops") or []]
-        backs = [float(t) for t in times.get("backs") or []]
-        if not stops:
+        events = sorted([(float(t), "stop") for t in times.get("stops") or []] +
+                        [(float(t), "back") for t in times.get("backs") or []])
+        if not events:
             return None
-        down = sum(back - stop for stop, back in zip(stops, backs))
-        if len(stops) > len(backs):
-            down += float(times["done"]) - stops[-1]
+        down, since = 0.0, None
+        for moment, kind in events:
+            if kind == "stop" and since is None:
+                since = moment
+            elif kind == "back" and since is not None:
+                down, since = down + moment - since, None
+        if since is not None:
+            down += float(times["done"]) - since
         return round(down, 1)
     except (KeyError, TypeError, ValueError):
         return None
@@ -85,7 +90,12 @@ def update_problems(update):
         found.append(problem("serve_not_ready", "The served model gave no completion through %s after the update "
                              "(%s)." % (serving["endpoint"]["url"], answer.get("msg") or "status %s" % answer.get(
                                  "status")), host=(serving.get("hosts") or [None])[0]))
-    found += (update.get("canary") or {}).get("problems") or []
+    for host, error in sorted((update.get("serve_back_failed") or {}).items()):
+        if error:
+            found.append(problem("serve_not_ready", "%s: serving could not start again between waves (%s); the "
+                                 "rollout stopped there." % (host, error), host=host))
+    for verdict in (update.get("canary"), update.get("compared")):
+        found += (verdict or {}).get("problems") or []
     for host in outcome["updated"]:
         if (results.get(host) or {}).get("restarted_by_deadline"):
             found.append(problem("macos_update_restarted_by_deadline", "%s did not restart by itself after its "
@@ -113,6 +123,15 @@ def standing(outcome, stopped=True, between_waves=False):
     return "; ".join(parts) + "."
 
 
+def _canary_data(canary, compared):
+    """The report's canary: its node and, where the figures were compared after the last wave instead, those."""
+    if not isinstance(canary, dict) and not isinstance(compared, dict):
+        return None
+    figures = compared if isinstance(compared, dict) else canary
+    return {"host": (canary or {}).get("host"), "when": figures.get("when"), "before": figures.get("before"),
+            "after": figures.get("after")}
+
+
 def _canary_line(canary):
     """The canary's verdict in a line, or None when nothing was judged."""
     if not isinstance(canary, dict):
@@ -131,7 +150,9 @@ def update_section(update):
     node, macos_update_wait's result or the recorded failure), ``times`` (epoch seconds: started, downloading,
     installing, installed, stops and backs (when serving stopped for a wave's installs, and answered again between
     waves), done), ``settings`` (per node, the error of setting again what an update resets, or None), ``serving``
-    (the served endpoint, or None) with ``serve_answer``, and ``canary`` (macos_update_canary's verdict, or None)."""
+    (the served endpoint, or None) with ``serve_answer``, ``canary`` and ``compared`` (macos_update_canary's verdicts
+    on the canary and after the last wave, or None) and ``serve_back_failed`` (per node, why serving could not start
+    again between waves, or None)."""
     plan, results, times = update.get("plan") or {}, update.get("results") or {}, update.get("times") or {}
     outcome = update_outcome(plan, results)
     target = plan.get("target")
@@ -149,8 +170,7 @@ def update_section(update):
                         "down_seconds": down_seconds(times) if answer.get("status") == 200 else None,
                         "between_waves": _between_waves(update)}
             if isinstance(serving, dict) else None,
-            "canary": dict((key, (update.get("canary") or {}).get(key)) for key in ("host", "when", "before", "after"))
-            if isinstance(update.get("canary"), dict) else None}
+            "canary": _canary_data(update.get("canary"), update.get("compared"))}
     if target is None:
         return section("update", "macOS update: nothing to install", ["no node offers a macOS update to install"],
                        data=data)
@@ -165,8 +185,9 @@ def update_section(update):
             target["build"])]
         if outcome["failed"] or outcome["untouched"]:
             summary.append(standing(outcome, _stopped(update), _between_waves(update)))
-        if _canary_line(update.get("canary")):
-            summary.append(_canary_line(update.get("canary")))
+        for verdict in (update.get("canary"), update.get("compared")):
+            if _canary_line(verdict):
+                summary.append(_canary_line(verdict))
     if data["phases"]["install"] is not None and not data["check_mode"]:
         summary.append("plan %.0f s, downloads %.0f s while serving, installs %.0f s, after %.0f s" % (
             data["phases"]["plan"] or 0, data["phases"]["download"] or 0, data["phases"]["install"],

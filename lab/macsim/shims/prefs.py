@@ -244,6 +244,7 @@ def cmd_profiles(host, args):
     if not mdm.get("enrolled"):
         out("Enrolled via DEP: No\nMDM enrollment: No\n")
         return 0
-    out("Enrolled via DEP: %s\nMDM enrollment: Yes (User Approved)\nMDM server: %s\n" % (
-        "Yes" if mdm.get("dep") else "No", mdm.get("server") or "https://mdm.example.com/mdm"))
+    # The server's line only where the state names one (the faults' LAB_MDM does): no URL made up here.
+    out("Enrolled via DEP: %s\nMDM enrollment: Yes (User Approved)\n%s" % (
+        "Yes" if mdm.get("dep") else "No", "MDM server: %s\n" % mdm["server"] if mdm.get("server") else ""))
     return 0

@@ -136,8 +136,9 @@ def test_node_that_does_not_return_is_named_and_power_cycled_once(converged, cle
     assert "mac4 did not come back after" in proc.stdout
     assert "power hook answered 204" in proc.stdout
     assert "s3cret-token" not in proc.stdout + proc.stderr
-    # Two waits of the 30 s timeout, plus the checks of the others: never the module's 600 s.
-    assert seconds < 2 * 30 + 60, seconds
+    # Two waits of the 30 s timeout, plus the checks of the others on a machine shared with three other lanes: far
+    # below the module's 600 s, which a run that waited for mac4 would take.
+    assert seconds < 2 * 30 + 180, seconds
     assert [r["host"] for r in pdu_requests(record)] == ["mac4"]
     after = boot_sessions()
     assert all(after[h] != sessions[h] for h in ["mac1", "mac2", "mac3"])

@@ -15,7 +15,7 @@ from ansible_collections.macops.cluster.plugins.plugin_utils._update_canary impo
 from ansible_collections.macops.cluster.plugins.plugin_utils._update_plan import update_plan
 
 from test_doctor_checks import NO_REPLY, healthy_sweep
-from test_macos_update_plan import SETTINGS, cluster, owners
+from test_macos_update_plan import SETTINGS, cluster, node, owners
 
 RING = {"rank": 0, "backend": "ring", "endpoint": {"url": "http://198.18.2.11:8080"}, "hosts": ["mac1", "mac2"]}
 WAVES = [["mac1"], ["mac2", "mac3", "mac4"]]
@@ -38,6 +38,7 @@ def planned(serving=RING, percent=10, strategy="canary_parallel"):
     (dict(RING, backend="jaccl-ring"), WAVES, False),
     (None, WAVES, False),
     (RING, [["mac1", "mac2"]], False),  # one wave: serving comes back after it anyway
+    (dict(RING, runtime="exo"), WAVES, False),  # exo needs one build on every node
 ])
 def test_serving_comes_back_between_waves_only_where_it_runs_across_two_builds(serving, waves, between):
     decided = serving_between_waves(serving, waves)
@@ -54,6 +55,11 @@ def test_the_plan_names_the_canary_and_when_its_figure_is_compared():
     assert update_plan(cluster(), owners(), dict(SETTINGS, serving=RING, max_regression_percent=0))["canary"][
         "compare"] is None
     assert update_plan(cluster(), owners(), dict(SETTINGS, serving=None))["canary"]["compare"] is None
+    # Nodes already on different builds (a run after a regression stopped the rollout): no figure is the old
+    # build's, so nothing is compared (macos_update_max_regression_percent 0 says the same, on purpose).
+    split = update_plan(cluster(mac1=node(version="26.2.1", build="25C60")), owners(),
+                        dict(SETTINGS, serving=RING, max_regression_percent=10))
+    assert split["canary"]["compare"] is None
     together = update_plan(cluster(), owners(), dict(SETTINGS, strategy="parallel", serving=RING,
                                                      max_regression_percent=10))["canary"]
     assert (together["host"], together["compare"]) == (None, "after")
@@ -93,16 +99,25 @@ def test_the_canary_s_own_checks_are_doctor_s_and_its_errors_stop_the_rollout():
     sweep["files"] = {"/Library/Application Support/macops/hostfile-jaccl.json": {"exists": True}}
     sweep["wired_limit"]["live_mb"] = 0
     found = macos_update_canary(planned(serving=None), None, None, sweep, PLAN_FILE)["problems"]
-    assert [(p["code"], p["host"], p["port"]) for p in found] == [("tb_link_no_reply", "mac1", "en4"),
-                                                                   ("rdma_disabled", "mac1", None)]
+    assert [(p["code"], p["host"], p["port"]) for p in found] == [("rdma_disabled", "mac1", None),
+                                                                   ("tb_link_no_reply", "mac1", "en4")]
+    # An update can reset the Thunderbolt settings, which the run sets again after the last wave: where they differ
+    # from the plan, those differences and the cables they silence do not stop the rollout; RDMA still does.
+    reset = copy.deepcopy(sweep)
+    reset["network"] = {"plan_found": True, "differences": ["en4: 198.19.0.5 -> none"], "problems": [
+        dict(NO_REPLY, code="tb_address_differs", message="en4 lost its address")]}
+    assert [p["code"] for p in macos_update_canary(planned(serving=None), None, None, reset, PLAN_FILE)[
+        "problems"]] == ["rdma_disabled"]
     # A cluster site.yml never addressed has no plan to check the canary's cables against: a warning, no stop.
     unplanned = copy.deepcopy(healthy_sweep())
     unplanned["links"].update(plan_found=False, planned_links=0, links=[])
     assert macos_update_canary(planned(serving=None), None, None, unplanned, PLAN_FILE)["problems"] == []
-    # A canary whose checks could not run (its read failed) does not pass.
-    [failed] = macos_update_canary(planned(serving=None), None, None, {"failed": True, "msg": "sudo: a password is "
-                                                                                            "required"})["problems"]
-    assert failed["code"] == "macos_update_failed" and "sudo: a password is required" in failed["message"]
+    # A canary whose checks could not run (its read failed, it stopped answering, the run lost it) does not pass.
+    for read, said in (({"failed": True, "msg": "sudo: a password is required"}, "sudo: a password is required"),
+                       ({"unreachable": True, "msg": "ssh: connect to host"}, "ssh: connect to host"),
+                       ({"changed": False}, "holds none of its checks"), (None, "the run lost it")):
+        [failed] = macos_update_canary(planned(serving=None), None, None, read)["problems"]
+        assert failed["code"] == "macos_update_failed" and said in failed["message"], read
 
 
 def test_no_answer_with_the_canary_on_the_new_build_is_serve_not_ready():
@@ -112,7 +127,8 @@ def test_no_answer_with_the_canary_on_the_new_build_is_serve_not_ready():
 
 
 def test_after_the_last_wave_the_same_comparison_is_reported_for_every_node():
-    verdict = macos_update_canary(planned(serving=dict(RING, backend="jaccl")), [timed(40.0)], [timed(12.0)])
+    verdict = macos_update_canary(planned(serving=dict(RING, backend="jaccl")), [timed(40.0)], [timed(12.0)],
+                                  when="after")
     assert (verdict["when"], verdict["host"]) == ("after", None)
     assert "with every node on the new build" in verdict["problems"][0]["message"]
 

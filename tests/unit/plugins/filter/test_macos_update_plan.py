@@ -97,6 +97,23 @@ def test_a_node_offered_nothing_or_not_the_target_is_refused():
         plan["problems"][0]["message"])
 
 
+def test_a_new_mac_on_a_newer_build_than_the_target_is_named_with_the_way_to_one_build():
+    """Issue 48: a replaced Mac shipped with 26.4 while the cluster goes to 26.3: softwareupdate cannot go back, so the
+    plan names it (with or without macos_update_version) and the fix names both ways (the others up, or the full
+    installer of the cluster's version); it does not read as a node merely not offered the update."""
+    ahead = node([], version="26.4", build="25E56")
+    for settings in (SETTINGS, dict(SETTINGS, version="26.3")):
+        plan = update_plan(cluster(mac4=ahead), owners(), settings)
+        assert codes(plan) == [("macos_update_node_ahead", "mac4")], plan["problems"]
+        assert "mac4 runs macOS 26.4 (25E56), newer than the target 26.3" in plan["problems"][0]["message"]
+        assert "--fetch-full-installer" in plan["problems"][0]["fix"] and "macos_update_version" in (
+            plan["problems"][0]["fix"])
+    # Behind, offered only a newer build than the one asked for: not offered, and the full installer is the way.
+    behind = update_plan(cluster(mac4=node([offer("26.4", "25E56")])), owners(), dict(SETTINGS, version="26.3"))
+    assert codes(behind) == [("macos_update_not_offered", "mac4")] and "--list-full-installers" in (
+        behind["problems"][0]["fix"])
+
+
 @pytest.mark.parametrize("filevault, refused", [
     ({"on": True, "state": "on", "status": "FileVault is On.", "supports_authrestart": True}, False),
     ({"on": True, "state": "on", "status": "FileVault is On.", "supports_authrestart": False}, True),

@@ -158,5 +158,17 @@ def test_serving_back_between_waves_counts_only_its_down_time_and_the_canary_s_v
     assert ("updated: mac1; untouched: mac2, mac3, mac4; the nodes run different builds; serving and exo run across "
             "them over TCP") in " ".join(section["summary"])
     assert section["data"]["serving"]["down_seconds"] == 12.0
+    # Serving that did not answer between waves stays down from its first stop to its next answer.
+    unanswered = dict(TIMES, stops=[128.0, 150.0], backs=[170.0], done=180.0)
+    assert update_section(update(results, plan=ring_plan, serving=served, serve_answer={"status": 200},
+                                 times=unanswered))["data"]["serving"]["down_seconds"] == 42.0
+    failed_back = update(regressed, plan=ring_plan, serving=served, serve_answer={"status": 200},
+                         serve_back_failed={"mac3": "launchctl: 5", "mac2": None})
+    assert [(p["code"], p["host"]) for p in update_problems(failed_back)] == [("serve_not_ready", "mac3")]
+    # Over RDMA the figures are compared after the last wave; the canary keeps its node in the report.
+    compared = {"host": None, "when": "after", "before": 40.0, "after": 38.0, "problems": []}
+    both = update_section(update(results, plan=ring_plan, serving=served, serve_answer={"status": 200},
+                                 canary=dict(canary, before=None, after=None, problems=[]), compared=compared))
+    assert both["data"]["canary"] == {"host": "mac1", "when": "after", "before": 40.0, "after": 38.0}
     nodes, topology = healthy_inputs()
     assert_valid_report(json.loads(json.dumps(build_report_model(nodes, topology, sections=[section]))))
