@@ -29,15 +29,15 @@ lab: setup lab-up
 lab-up: setup
 	lab/maclab up --nodes $(LAB_NODES)
 
-# Every lab make starts: lab 0 (make lab, molecule), labs 1 to 3 (make e2e's other streams; lab 3 also
-# molecule and the benchmark smoke runs).
+# Every lab make starts: lab 0 (make lab, molecule), lab 1 (make e2e's second stream) and lab 2 (its
+# serving stream).
 lab-down:
 	@if [ -x lab/maclab ]; then for id in 0 1 2 3; do MACLAB_ID=$$id lab/maclab down; done; fi
 
 # Every stage in order, each timed with a JUnit file in artifacts/junit/, then each stage's wall
 # time and the 20 slowest tests (scripts/test_stages.sh; compare two runs with
-# `scripts/test_times.py compare OLD NEW`). Molecule and the benchmark smoke runs go on lab 3 once
-# e2e's reboot suite passed there, beside the longer streams; lab-down (molecule's destroy of each) ends the run.
+# `scripts/test_times.py compare OLD NEW`). Molecule and the benchmark smoke runs go on lab 1 once
+# e2e's lab 1 stream passed, beside lab 0's; lab-down (molecule's destroy of each) ends the run.
 test: setup
 	@bash scripts/test_stages.sh
 
@@ -84,8 +84,7 @@ unit: setup
 
 # Four streams on four labs side by side (lab 1: the lab, shims, modules, roles, collection; lab 0:
 # site.yml and the playbooks on the lab it converges; lab 2: serve-model.yml and the day-2 operations;
-# lab 3: reboot-cluster.yml's suite, then molecule and the benchmark smoke runs), then the secrets scan over every
-# stream's logs (scripts/e2e_streams.sh).
+# lab 3: reboot-cluster.yml's suite), then the secrets scan over every stream's logs (scripts/e2e_streams.sh).
 e2e: setup
 	PYTEST_ARGS="$(PYTEST_ARGS)" bash scripts/e2e_streams.sh
 
@@ -95,7 +94,7 @@ e2e-wip: setup
 # The molecule scenario `default` (molecule/default): create = lab up, converge = site.yml,
 # idempotence, verify = testinfra over paramiko, destroy = lab down, with the collection copy molecule
 # installs in ~/.ansible removed afterwards (scripts/molecule.sh). With MOLECULE_REUSE_LAB=1 (make
-# test, in e2e's lab 3 lane) the steps run one by one on the lab that is up (MOLECULE_STEPS; make test
+# test, in e2e's lab 1 lane) the steps run one by one on the lab that is up (MOLECULE_STEPS; make test
 # leaves idempotence to the converge smoke run that follows), and with MACLAB_KEEP_UP=1 a lab that
 # passed stays up for the benchmark smoke runs (make test ends with molecule-destroy).
 # The lab molecule uses: $MACLAB_ID's inventory and root (lab/macsim/layout.py names them).
@@ -108,7 +107,7 @@ molecule: setup
 molecule-destroy: setup
 	@bash scripts/molecule.sh destroy
 
-# A smoke run of each benchmark on the converged lab that is up, lab $MACLAB_ID (make test: lab 3,
+# A smoke run of each benchmark on the converged lab that is up, lab $MACLAB_ID (make test: lab 1,
 # after molecule's verify):
 # each prints its figures and fails only when it breaks, never on a target a busy machine misses.
 BENCH_SMOKE := converge doctor reboot bench_accuracy update

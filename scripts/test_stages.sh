@@ -5,14 +5,14 @@
 # first failing stage, as make would; the summary is printed either way.
 #
 # Molecule (converge and verify on a lab that is up, not a second lab from bare) and then the benchmark
-# smoke runs (the first, converge's, is the idempotence run) go on lab 3 as soon as e2e's reboot suite
-# passed there, inside the e2e stage beside the longer streams; run without e2e they use the lab that is up.
+# smoke runs (the first, converge's, is the idempotence run) go on lab 1 as soon as e2e's lab 1 stream
+# passed, inside the e2e stage beside lab 0's longer stream; run without e2e they use the lab that is up.
 # Both labs stay up (MACLAB_KEEP_UP) until lab-down (molecule's destroy of each), or any failure, takes
 # them down.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 JUNIT_DIR=${JUNIT_DIR:-artifacts/junit}
-# TEST_STAGES_NESTED=1: stages run from inside another run's e2e stage (its lab 3 lane, below), adding
+# TEST_STAGES_NESTED=1: stages run from inside another run's e2e stage (its lab 1 lane, below), adding
 # to that run's JUnit directory and summary.
 NESTED=${TEST_STAGES_NESTED:-}
 [ -n "$NESTED" ] || rm -rf "$JUNIT_DIR"
@@ -56,11 +56,11 @@ run_stage() {
   local stage=$1 prefix=${2:-} log="$JUNIT_DIR/$1.log" started ended status seconds
   started=$(date +%s.%N)
   case $stage in
-    e2e) MACLAB_KEEP_UP=1 E2E_AFTER=${AFTER_E2E:-} make --no-print-directory e2e 2>&1 | tee "$log" ;;
+    e2e) MACLAB_KEEP_UP=1 E2E_AFTER_LAB1=${AFTER_LAB1:-} make --no-print-directory e2e 2>&1 | tee "$log" ;;
     molecule) MACLAB_KEEP_UP=1 MOLECULE_REUSE_LAB=1 MOLECULE_STEPS=$(molecule_steps) \
                 make --no-print-directory molecule 2>&1 | tee "$log" ;;
-    # Whichever lab molecule used: lab 3 when it ran in e2e's lab 3 lane, lab 0 when it ran after e2e.
-    lab-down) { make --no-print-directory molecule-destroy && MACLAB_ID=3 make --no-print-directory molecule-destroy; } \
+    # Whichever lab molecule used: lab 1 when it ran in e2e's lab 1 lane, lab 0 when it ran after e2e.
+    lab-down) { make --no-print-directory molecule-destroy && MACLAB_ID=1 make --no-print-directory molecule-destroy; } \
                 2>&1 | tee "$log" ;;
     *) make --no-print-directory "$stage" 2>&1 | tee "$log" | sed -u "s/^/$prefix/" ;;
   esac
@@ -103,16 +103,16 @@ if [ ${#lane_checks[@]} -gt 0 ] && [[ " ${rest[*]} " == *" unit "* ]]; then
 else
   rest=("${lane_checks[@]}" "${rest[@]}")
 fi
-# Molecule and the benchmark smoke runs, given with e2e, run on lab 3 once its reboot suite passed, beside
-# the longer streams (scripts/e2e_streams.sh, E2E_AFTER): a lab and a core that would idle.
-AFTER_E2E=
+# Molecule and the benchmark smoke runs, given with e2e, run on lab 1 once its stream passed, beside
+# lab 0's longer stream (scripts/e2e_streams.sh, E2E_AFTER_LAB1): a lab and a core that would idle.
+AFTER_LAB1=
 if [ -z "$NESTED" ] && [[ " ${rest[*]} " == *" e2e "* ]]; then
   after=() others=()
   for stage in "${rest[@]}"; do
     case $stage in molecule|bench-smoke) after+=("$stage") ;; *) others+=("$stage") ;; esac
   done
   if [ ${#after[@]} -gt 0 ]; then
-    AFTER_E2E="TEST_STAGES='${after[*]}' TEST_STAGES_NESTED=1 bash scripts/test_stages.sh"
+    AFTER_LAB1="TEST_STAGES='${after[*]}' TEST_STAGES_NESTED=1 bash scripts/test_stages.sh"
     rest=("${others[@]}")
   fi
 fi
