@@ -82,7 +82,7 @@ def regression(before, after, max_percent, host, when):
                         after, where, before, drop, max_percent), host=host)]
 
 
-def _read_failure(read, host):
+def _read_failure(read):
     """Why the canary's read proves nothing (it failed, did not answer, or holds none of its reads), or None."""
     if not isinstance(read, dict):
         return "no read of it (the run lost it)"
@@ -105,7 +105,7 @@ def canary_verdict(plan, before, after, read=None, plan_file=None, when="canary"
     host = canary.get("host") if when == "canary" else None
     problems = []
     if when == "canary":
-        failure = _read_failure(read, host)
+        failure = _read_failure(read)
         if failure:
             problems.append(problem("macos_update_failed", "%s came back on the new build, but its checks could not "
                                     "run: %s." % (host, failure), host=host))
