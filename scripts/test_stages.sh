@@ -83,25 +83,31 @@ run_stage() {
   return "$status"
 }
 
-# The checks that need no lab (lint, collection-checks, sanity) run one after another beside the
-# unit tests: each lane keeps one of the two cores busy (scripts/test_times.py shows each stage's
-# own wall time; the summary's "wall" line the run's). A stage given alone runs alone.
-CHECKS=" lint collection-checks sanity "
-lane_checks=() rest=()
+# The checks that need no lab run in two lanes, one per core: lint then collection-checks in one, the
+# unit tests (four processes, often waiting on timers) then sanity in the other (scripts/test_times.py
+# shows each stage's own wall time; the summary's "wall" line the run's). A stage given alone runs alone.
+BESIDE_UNIT=" lint collection-checks "
+AFTER_UNIT=" sanity "
+lane_checks=() lane_after=() rest=()
 for stage in "${STAGES[@]}"; do
-  if [[ $CHECKS == *" $stage "* ]]; then lane_checks+=("$stage"); else rest+=("$stage"); fi
+  if [[ $BESIDE_UNIT == *" $stage "* ]]; then lane_checks+=("$stage")
+  elif [[ $AFTER_UNIT == *" $stage "* ]]; then lane_after+=("$stage")
+  else rest+=("$stage"); fi
 done
-if [ ${#lane_checks[@]} -gt 0 ] && [[ " ${rest[*]} " == *" unit "* ]]; then
+if [[ " ${rest[*]} " == *" unit "* ]] && [ $(( ${#lane_checks[@]} + ${#lane_after[@]} )) -gt 0 ]; then
   ( for stage in "${lane_checks[@]}"; do run_stage "$stage" "[$stage] " || exit $?; done ) &
   checks=$!
-  run_stage unit "[unit] "; unit_status=$?
+  ( run_stage unit "[unit] " || exit $?
+    for stage in "${lane_after[@]}"; do run_stage "$stage" "[$stage] " || exit $?; done ) &
+  units=$!
   wait "$checks"; checks_status=$?
+  wait "$units"; unit_status=$?
   for s in "$checks_status" "$unit_status"; do [ "$s" -ne 0 ] && exit "$s"; done
   others=()
   for stage in "${rest[@]}"; do [ "$stage" = unit ] || others+=("$stage"); done
   rest=("${others[@]}")
 else
-  rest=("${lane_checks[@]}" "${rest[@]}")
+  rest=("${lane_checks[@]}" "${lane_after[@]}" "${rest[@]}")
 fi
 # Molecule and the benchmark smoke runs, given with e2e, run on lab 1 once its stream passed, beside
 # lab 0's longer stream (scripts/e2e_streams.sh, E2E_AFTER_LAB1): a lab and a core that would idle.

@@ -12,6 +12,7 @@ import subprocess
 import pytest
 
 from labtools import HOSTS, REPO, in_netns, log_lines, maclab, read_json, run_playbook, ssh, valid_report
+from macsim import topology
 
 BENCHMARK = os.path.join(REPO, "benchmark.yml")
 
@@ -36,9 +37,7 @@ def bench(converged, tmp_path_factory):
 
 
 def shaped_gbps():
-    rate = read_json("lab.json")["link_rate"]
-    assert rate.endswith("gbit"), rate
-    return float(rate[:-4])
+    return topology.rate_gbps(read_json("lab.json")["link_rate"])
 
 
 def test_every_cable_both_directions_in_three_rounds_within_15_percent_of_the_shaped_rate(bench):

@@ -148,3 +148,45 @@ def test_exos_main_skips_the_guard_a_play_ran_before():
     registered = [task.get("register") for task in _tasks(_load(
         os.path.join(ROOT, "roles", "exo", "tasks", "networksetup_guard.yml")))]
     assert "__exo_networksetup_guard" in registered
+
+
+def _published_facts():
+    """{fact: role} for the cluster-wide facts (macops_*) a role's set_fact publishes for the others to read."""
+    found = {}
+    for path in _task_files():
+        role = path.split(os.sep)[-3]
+        for task in _tasks(_load(path) or []):
+            for name in (task.get("ansible.builtin.set_fact") or {}):
+                if name.startswith("macops_") and name != "cacheable":
+                    found[name] = role
+    return found
+
+
+def _readers(fact):
+    """The roles other files of which name `fact` (their tasks, vars, defaults, templates)."""
+    readers = set()
+    for path in glob.glob(os.path.join(ROOT, "roles", "*", "*", "*")):
+        if os.path.isfile(path):
+            with open(path, errors="replace") as handle:
+                if fact in handle.read():
+                    readers.add(path.split(os.sep)[-3])
+    return readers
+
+
+def test_a_role_that_reads_what_another_publishes_runs_it_under_its_own_tags():
+    """`site.yml --tags exo` (the fix doctor.yml names) must run what exo reads: the publishing role's import carries
+    every tag of each reader's import, or the reader falls back to its defaults (exo's pip to PyPI, not the owner's
+    index) or fails on an undefined fact."""
+    tags = {}  # each role's main, as site.yml imports it (an entry point such as exo's guard reads none of them)
+    for where, role, tasks_from, task in _role_imports():
+        if where == os.path.join("playbooks", "site.yml") and tasks_from is None:
+            tags.setdefault(role, set()).update(task.get("tags") or [])
+    published = _published_facts()
+    assert published.get("macops_python_env") == "python_env", published
+    for fact, publisher in published.items():
+        if publisher not in tags or "always" in tags[publisher]:
+            continue
+        for reader in sorted(_readers(fact) - {publisher}):
+            missing = (tags.get(reader) or set()) - tags[publisher] - {"always"}
+            assert not missing, "%s reads %s, which %s publishes: site.yml runs %s without it under %s" % (
+                reader, fact, publisher, publisher, sorted(missing))
