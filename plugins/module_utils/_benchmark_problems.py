@@ -53,9 +53,9 @@ BENCHMARK_CODES = {
         ERROR, "benchmark",
         "exo's own benchmark (bench/exo_bench.py) measured no placement of the model: exo is not running on "
         "every node, the model is not downloaded or does not fit, or exo_bench itself failed.",
-        "Run doctor.yml or site.yml --tags exo (exo healthy on every node, /state lists them all), check that "
-        "the model is in exo's models on every node, then run benchmark.yml --tags exo again; the message "
-        "has exo_bench's last words."),
+        "Run doctor.yml or site.yml --tags python_env,exo (exo healthy on every node, /state lists them all), "
+        "check that the model is in exo's models on every node, then run benchmark.yml --tags exo again; the "
+        "message has exo_bench's last words."),
     "bench_serve_failed": registry_entry(
         ERROR, "benchmark",
         "The serve suite's requests through serve-model.yml's endpoint failed or were not answered: the model is "

@@ -121,8 +121,8 @@ def _exo(host, node, exo_expected):
     ok = exo.get("healthy")
     found = None if ok else problem(
         "service_not_running", exo.get("message") or "exo is not healthy on %s." % host,
-        "Read %s on %s; `sudo launchctl kickstart -k system/%s` restarts it, and site.yml --tags exo "
-        "installs it." % (exo.get("log_file") or "exo's log", host, exo.get("label") or "org.macops.exo"),
+        "Read %s on %s; `sudo launchctl kickstart -k system/%s` restarts it, and site.yml --tags "
+        "python_env,exo installs it." % (exo.get("log_file") or "exo's log", host, exo.get("label") or "org.macops.exo"),
         host=host, details={"service": "exo", "nodes_seen": exo.get("nodes_seen"),
                             "nodes_expected": exo.get("nodes_expected")})
     detail = "running, /state lists %s of %s nodes" % (exo.get("nodes_seen"), exo.get("nodes_expected")) \
@@ -298,8 +298,8 @@ def _pin_problem(host, key, installed, spec):
             return None
     except InvalidVersion:
         pass
-    where = ("site.yml --tags exo on %s (the exo role installs the pinned exo into its own environment and "
-             "restarts it)" % host) if key == "exo" else \
+    where = ("site.yml --tags python_env,exo on %s (the exo role installs the pinned exo into its own environment, "
+             "with the pip settings python_env publishes, and restarts it)" % host) if key == "exo" else \
         "site.yml on %s (it installs the pinned version into the cluster's environment)" % host
     return problem(
         "software_pin_mismatch", "%s runs %s %s, but the cluster pins %s." % (host, key, installed, spec),
@@ -388,7 +388,7 @@ def _mlx_smoke(host, settings):
         "ranks gave the right sum. %s" % (host, smoke.get("rc", "none"), len(good), size or "?", said),
         "Check that the planned Thunderbolt addresses are on the ports (the thunderbolt_links check), that the MLX "
         "ports are open between the nodes, and that every node reaches every other over SSH (the ssh_mesh check); "
-        "site.yml --tags mlx runs the same test and writes the script and the hostfile.",
+        "site.yml --tags python_env,mlx runs the same test and writes the script and the hostfile.",
         host=host, details={"ranks_ok": good, "ranks": size, "rc": smoke.get("rc")})
     return [_verdict("mlx_allsum", False, "%d of %s ranks right" % (len(good), size or "?"), found)]
 

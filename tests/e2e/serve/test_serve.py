@@ -419,7 +419,7 @@ def test_update_macos_refuses_before_any_node_changes(served):
     nothing could unlock, and an MDM that holds an offer back (named beside an install it enforces): each refused by
     the plan, naming the node, with nothing stopped, disabled or installed. The plan names every node's refusal in one
     run, so refusals on different nodes share a run (a split offer, which leaves no target to judge the rest by, runs
-    alone)."""
+    alone; the node the MDM holds back is the node offered nothing)."""
     before, old = get("/macops/v1/status"), offered_fresh()
     refusals = [
         # A staged rollout: mac3 is offered a newer build.

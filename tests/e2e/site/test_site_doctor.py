@@ -186,9 +186,15 @@ def test_exo_is_installed_at_its_pin_and_site_upgrades_a_node_left_behind(doctor
     mac4 = [p for p in report["problems"] if p["code"] == "service_not_running" and p["host"] == "mac4"][0]
     assert mac4["details"]["nodes_seen"] == 1, mac4
 
-    # site.yml --tags exo, the fix the finding names, upgrades mac4 to the pin (pip from the lab's index, which the
-    # python_env role it runs too publishes; then exo restarted) and changes nothing elsewhere.
-    proc = site("--tags", "exo", check=False)
+    # site.yml --tags exo alone would have pip ask PyPI, not the lab's index (python_env, which writes pip's settings
+    # for it, does not run): the install refuses and says what to run, and mac4 keeps its exo.
+    alone = site("--tags", "exo", check=False)
+    assert alone.returncode != 0 and "site.yml --tags python_env,exo" in " ".join(alone.stdout.split()), \
+        alone.stdout[-4000:]
+    assert ssh("mac4", EXO_VERSION).stdout.strip() == OLDER_EXO
+    # site.yml --tags python_env,exo, the fix the finding names, upgrades mac4 to the pin (pip, then exo restarted)
+    # and changes nothing elsewhere.
+    proc = site("--tags", "python_env,exo", check=False)
     assert proc.returncode == 0, proc.stdout[-6000:]
     changed = changed_tasks(proc.stdout)
     assert "macops.cluster.exo : Install the pinned exo into its own environment" in changed["mac4"], changed

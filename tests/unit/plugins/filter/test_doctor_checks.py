@@ -240,7 +240,7 @@ def test_exo_off_its_pin_is_found_with_the_exo_roles_fix():
     result = judge(exo_sweep(ids[0], ids[:1], version="1.0.70"), others={"mac2": exo_sweep(ids[1], ids)})
     pinned = [p for p in result["problems"] if p["code"] == "software_pin_mismatch"]
     assert [p["details"] for p in pinned] == [{"package": "exo", "installed": "1.0.70", "pinned": "exo==1.0.71"}]
-    assert "--tags exo" in pinned[0]["fix"]
+    assert "--tags python_env,exo" in pinned[0]["fix"]
     assert judge(exo_sweep(ids[1], ids), host="mac2", others={"mac1": exo_sweep(ids[0], ids)})["problems"] == []
 
 

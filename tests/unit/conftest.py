@@ -1,4 +1,6 @@
-"""Prints how many bad-input cases the generated validator test ran (acceptance: the count shows)."""
+"""Prints how many bad-input cases the generated validator test ran (acceptance: the count shows). Here, beside
+`tests/unit` itself, so that pytest-xdist's controller (make unit runs four processes), which loads the conftest files
+of its arguments' directories but collects no test, prints it from its workers' reports."""
 
 
 def pytest_terminal_summary(terminalreporter):
