@@ -29,8 +29,8 @@ lab: setup lab-up
 lab-up: setup
 	lab/maclab up --nodes $(LAB_NODES)
 
-# Every lab make starts: lab 0 (make lab, molecule), lab 1 (make e2e's second stream) and lab 2 (its
-# serving stream).
+# Every lab make starts: lab 0 (make lab, molecule), lab 1 (make e2e's lab 1 stream, then molecule and the
+# benchmark smoke runs), lab 2 (its serving stream) and lab 3 (its reboot suite).
 lab-down:
 	@if [ -x lab/maclab ]; then for id in 0 1 2 3; do MACLAB_ID=$$id lab/maclab down; done; fi
 

@@ -28,6 +28,11 @@ PLAYBOOK_OF = {"reboot_cluster": "reboot-cluster.yml", "benchmark": "benchmark.y
                "macos_update": "update-macos.yml"}
 
 
+def playbook_of(role):
+    """The playbook whose first task checks `role`'s variables."""
+    return PLAYBOOK_OF.get(role, "site.yml")
+
+
 def shim_lines():
     return dict((host, len(log_lines(host, "shim.log"))) for host in HOSTS)
 
@@ -68,8 +73,8 @@ def refused(playbook):
     """Each playbook run once with the bad value of every role whose variables it checks first (the check names
     every bad value of a run at once, so the roles share a run): {playbook: (process, shim lines before, after)}."""
     runs = {}
-    for name in sorted(set(PLAYBOOK_OF.get(case[0], "site.yml") for case in CASES)):
-        bad_values = dict((case[1], case[2]) for case in CASES if PLAYBOOK_OF.get(case[0], "site.yml") == name)
+    for name in sorted(set(playbook_of(case[0]) for case in CASES)):
+        bad_values = dict((case[1], case[2]) for case in CASES if playbook_of(case[0]) == name)
         before = shim_lines()
         runs[name] = (playbook(name, bad_values), before, shim_lines())
     return runs
@@ -77,7 +82,7 @@ def refused(playbook):
 
 @pytest.mark.parametrize("role, variable, bad, kind, expected", CASES, ids=[case[0] for case in CASES])
 def test_one_bad_value_per_role_fails_in_the_first_task(refused, role, variable, bad, kind, expected):
-    name = PLAYBOOK_OF.get(role, "site.yml")
+    name = playbook_of(role)
     proc, before, after = refused[name]
     assert_refused_before_anything_ran(proc, name, variable, before, after)
     if expected is not None:

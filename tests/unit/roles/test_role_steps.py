@@ -151,7 +151,6 @@ def test_exos_main_skips_the_guard_a_play_ran_before():
     assert "__exo_networksetup_guard" in registered
 
 
-
 def _python_env_readers():
     """The roles whose tasks read macops_python_env, the pip settings and environment python_env publishes."""
     readers = set()
