@@ -213,9 +213,33 @@ def run_playbook(playbook, *args, workdir, inventory=INVENTORY, env=None, cwd=No
                           env=run_env, timeout=timeout, cwd=cwd or workdir)
     record_playbook_run(playbook, args, time.time() - started, _children_cpu() - cpu_before, proc.returncode)
     if check:
-        assert proc.returncode == 0, "%s %s failed (rc %d):\n%s\n%s" % (
-            os.path.basename(playbook), " ".join(args), proc.returncode, proc.stdout[-6000:], proc.stderr[-2000:])
+        assert proc.returncode == 0, "%s %s failed (rc %d):\n%s\n%s\nthe tasks that failed:\n%s" % (
+            os.path.basename(playbook), " ".join(args), proc.returncode, proc.stdout[-6000:],
+            quiet_stderr(proc.stderr)[-2000:], failed_tasks(proc.stdout))
     return proc
+
+
+def quiet_stderr(stderr):
+    """A run's stderr without the warning every run prints (cryptography on Ansible's SSH agent code)."""
+    return re.sub(r".*CryptographyDeprecationWarning.*\n.*from cryptography\.hazmat.*\n?", "", stderr)
+
+
+def failed_tasks(stdout, limit=3000):
+    """The task and the `fatal:`/`failed:` block of each failure in a run's output, last in an assertion's message:
+    CI's summary of a failed test shows a message's first line and its end."""
+    blocks, task = [], ""
+    lines = stdout.splitlines()
+    for index, line in enumerate(lines):
+        if line.startswith("TASK ["):
+            task = line.rstrip("* ")
+        elif re.match(r"(fatal|failed): \[", line):
+            block = [task, line]
+            for following in lines[index + 1:index + 25]:
+                if not following.startswith(" "):
+                    break
+                block.append(following)
+            blocks.append("\n".join(block))
+    return "\n".join(blocks)[-limit:] or "(none printed)"
 
 
 def wait_until(predicate, timeout, interval=0.2, message="condition"):

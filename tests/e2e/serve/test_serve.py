@@ -328,18 +328,26 @@ def test_a_killed_or_stopped_rank_makes_every_rank_restart_and_the_endpoint_answ
 
 
 def test_a_busy_server_is_not_a_hung_one(served):
-    """Issue 47: mlx-lm serves a seeded request alone and queues the others behind it; a probe would wait too. A
-    stream longer than serve_stall_timeout (20 s here) and a request queued behind it all finish, nothing restarts."""
+    """Issue 47: mlx-lm serves a seeded request alone and queues the others behind it; a probe would wait too.
+    Seeded streams that keep it busy longer than serve_stall_timeout (20 s here) and a request queued behind them
+    all finish, nothing restarts."""
     before = get("/macops/v1/status")
-    [section] = [s for s in valid_report(served.report_dir)["sections"] if s["operation"] == "serve"]
-    tokens = int(section["data"]["measured"]["tokens_per_second"] * (SETTINGS_PROBED["serve_stall_timeout"] + 10))
+    # The lab's rate moves with the other lanes' load on two shared cores (serve-model.yml's own figure was
+    # measured minutes ago): timed now, the seeded work lasts about 1.5 x (serve_stall_timeout + 10 s). The
+    # model's context holds 3,500 tokens a request: more work is more seeded requests, served one after another.
+    timed = time.time()
+    rate = chat(client(), max_tokens=200, seed=1).usage.completion_tokens / (time.time() - timed)
+    tokens = int(rate * (SETTINGS_PROBED["serve_stall_timeout"] + 10) * 1.5)
+    count = -(-tokens // 3500)
     started = time.time()
-    seeded = StreamInFlight(max_tokens=min(tokens, 3500), seed=7)
+    seeded = [StreamInFlight(max_tokens=-(-tokens // count), seed=7 + index) for index in range(count)]
     time.sleep(1)
-    queued = chat(client(), max_tokens=8)  # waits in mlx-lm's queue for the seeded request
-    seeded.join(300)
-    assert seeded.error is None and queued.choices[0].message.content, seeded.error
-    assert time.time() - started > SETTINGS_PROBED["serve_stall_timeout"]
+    queued = chat(client(), max_tokens=8)  # waits in mlx-lm's queue for the seeded requests
+    for stream in seeded:
+        stream.join(300)
+    assert [(s.is_alive(), s.error) for s in seeded] == [(False, None)] * count and queued.choices[0].message.content
+    busy = time.time() - started
+    assert busy > SETTINGS_PROBED["serve_stall_timeout"], (busy, rate, tokens)
     after = get("/macops/v1/status")
     assert (after["generation"], after["restarts"]) == (before["generation"], before["restarts"]), after
 
@@ -394,9 +402,11 @@ def update_macos(served, *extra, check=True):
 
 def update_settings(served):
     # The lab's served figure varies with the other lanes' load on two shared cores (the best of three completions,
-    # by up to about half): a healthy canary must not read as a regression, a slowed one (update-slows) still does.
+    # by up to about half): a healthy canary must not read as a regression, a slowed one (update-slows) still does
+    # (its figure fell to about 15 % under load). macos_update_serve_timeout at its default: a canary whose processes
+    # are paused 90 % of the time, on a busy machine, takes minutes to serve again.
     return {"macos_update_report_dir": os.path.join(served.tmp_dir, "update"), "macos_update_poll_interval": 1,
-            "macos_update_serve_timeout": 180, "macos_update_stall_timeout": 30, "serve_api_key": API_KEY,
+            "macos_update_serve_timeout": 600, "macos_update_stall_timeout": 30, "serve_api_key": API_KEY,
             "macos_update_max_regression_percent": 60}
 
 
