@@ -224,24 +224,6 @@ def quiet_stderr(stderr):
     return re.sub(r".*CryptographyDeprecationWarning.*\n.*from cryptography\.hazmat.*\n?", "", stderr)
 
 
-def failed_tasks(stdout, limit=3000):
-    """The task and the `fatal:`/`failed:` block of each failure in a run's output, last in an assertion's message:
-    CI's summary of a failed test shows a message's first line and its end."""
-    blocks, task = [], ""
-    lines = stdout.splitlines()
-    for index, line in enumerate(lines):
-        if line.startswith("TASK ["):
-            task = line.rstrip("* ")
-        elif re.match(r"(fatal|failed): \[", line):
-            block = [task, line]
-            for following in lines[index + 1:index + 25]:
-                if not following.startswith(" "):
-                    break
-                block.append(following)
-            blocks.append("\n".join(block))
-    return "\n".join(blocks)[-limit:] or "(none printed)"
-
-
 def wait_until(predicate, timeout, interval=0.2, message="condition"):
     deadline = time.time() + timeout
     while time.time() < deadline:
@@ -272,6 +254,7 @@ _RECAP = re.compile(r"^(?P<host>\S+)\s+:\s+ok=(?P<ok>\d+)\s+changed=(?P<changed>
                     r"(?:\s+ignored=(?P<ignored>\d+))?", re.M)
 _TASK = re.compile(r"^TASK \[(?P<name>.*)\] \*+$")
 _CHANGED = re.compile(r"^changed: \[(?P<host>[^\]]+)\]")
+_FAILED = re.compile(r"^(fatal|failed): \[")
 
 
 def recap(stdout):
@@ -292,6 +275,25 @@ def _changed_events(stdout):
         changed = _CHANGED.match(line)
         if changed and task is not None:
             yield changed.group("host"), task
+
+
+def failed_tasks(stdout, limit=3000):
+    """The task and the `fatal:`/`failed:` block of each failure in a run's output, last in an assertion's message:
+    CI's summary of a failed test shows a message's first line and its end."""
+    blocks, task = [], None
+    lines = stdout.splitlines()
+    for index, line in enumerate(lines):
+        header = _TASK.match(line)
+        if header:
+            task = header.group("name")
+        elif _FAILED.match(line):
+            block = ["TASK [%s]" % task, line]
+            for following in lines[index + 1:index + 25]:
+                if not following.startswith(" "):
+                    break
+                block.append(following)
+            blocks.append("\n".join(block))
+    return "\n".join(blocks)[-limit:] or "(none printed)"
 
 
 def changed_tasks(stdout):
