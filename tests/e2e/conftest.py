@@ -8,7 +8,7 @@ import time
 import pytest
 
 import labtools
-from labtools import BOOT_SECONDS, INVENTORY, REPO, VENV_BIN, ansible_env, maclab, read_json, run_playbook
+from labtools import INVENTORY, LAB_UP, REPO, VENV_BIN, ansible_env, maclab, read_json, run_playbook
 
 SITE = os.path.join(REPO, "site.yml")
 
@@ -46,7 +46,7 @@ def lab(lab_shape):
         maclab("wait", "--timeout", "60")  # as it is: `up` with other options would rebuild it
     else:
         maclab("down")
-        maclab("up", "--ssh-timeout", "30", "--boot-seconds", BOOT_SECONDS, *lab_shape)
+        maclab("up", *(LAB_UP + tuple(lab_shape)))
     up_seconds = time.time() - started
     yield {"up_seconds": up_seconds, "lab": read_json("lab.json")}
     labtools.close_ssh_connections()
@@ -104,7 +104,7 @@ def fresh_lab(lab):
     """A fresh `maclab up` for a test module that needs nodes nothing has converged yet (earlier
     suites share the session's lab and leave their changes on it)."""
     maclab("down")
-    maclab("up", "--boot-seconds", BOOT_SECONDS)
+    maclab("up", *LAB_UP)
     return lab
 
 
@@ -118,13 +118,6 @@ def site(lab, tmp_path_factory):
 
     run.workdir = tmp_dir
     return run
-
-
-# The TB5 cables' shaped rate on the converged lab: a tenth of the lab's default, so that iperf3 reaches it
-# on two cores while the three other end-to-end streams run beside (benchmark.yml's links suite judges
-# every cable against it; a TB4 cable runs at a quarter of it, 100mbit). At 1gbit a slower CI machine
-# measured two cables 17 % short, as a busy Mac's iperf3 would.
-CONVERGED_LINK_RATE = "400mbit"
 
 
 # An external SSD on a free Thunderbolt port while the lab converges, as owners plug one in to hold the
@@ -141,7 +134,7 @@ def converged(site):
     break something repair only what they broke. Earlier suites converge parts of the lab their own
     way, so the lab is made fresh first: acceptance 1 starts from a fresh `maclab up`."""
     maclab("down")
-    maclab("up", "--link-rate", CONVERGED_LINK_RATE, "--boot-seconds", BOOT_SECONDS)
+    maclab("up", *LAB_UP)
     maclab("fault", "ssd", *CONVERGED_DRIVE)
     started = time.time()
     predicted = site("--check", "--diff")

@@ -4,7 +4,8 @@ import os
 import stat
 import subprocess
 
-from labtools import BOOT_SECONDS, HOSTS, INVENTORY, LAB_INVENTORY_VARS, REPO, ROOT, in_netns, maclab, read_json, ssh
+from labtools import (HOSTS, INVENTORY, LAB_INVENTORY_VARS, LAB_UP, LINK_RATE, REPO, ROOT, in_netns, maclab, read_json, ssh,
+                      tc_rate)
 from macsim import exo_dist, layout, wheelhouse
 
 
@@ -41,7 +42,7 @@ def test_full_mesh_avoids_receptacle_1_and_is_shaped(lab):
         for device in ("en2", "en6", "en7"):
             assert "NO-CARRIER" in state[device]["flags"], (host, device)  # idle ports exist
         qdisc = in_netns(host, "tc", "qdisc", "show", "dev", "en3")
-        assert "tbf" in qdisc and "rate 4Gbit" in qdisc
+        assert "tbf" in qdisc and "rate %s" % tc_rate(LINK_RATE) in qdisc
     assert {c["speed"] for c in cables} == {"80 Gb/s"}
 
 
@@ -162,7 +163,7 @@ def test_package_index_serves_the_wheelhouse(lab):
 def test_up_again_is_a_no_op(lab):
     before = {h: open(os.path.join(ROOT, "supervisor-%s.pid" % h)).read() for h in HOSTS}
     # The options the session's lab came up with (conftest): the same lab is already up.
-    proc = maclab("up", "--ssh-timeout", "30", "--boot-seconds", BOOT_SECONDS)
+    proc = maclab("up", *LAB_UP)
     assert "already up" in proc.stdout
     after = {h: open(os.path.join(ROOT, "supervisor-%s.pid" % h)).read() for h in HOSTS}
     assert before == after

@@ -14,16 +14,16 @@ import time
 
 import pytest
 
-from labtools import HOSTS, INVENTORY, ROOT, maclab, wait_until
+from labtools import HOSTS, INVENTORY, LAB_UP, ROOT, maclab, wait_until
 from macsim import layout
 
 
 @pytest.fixture(scope="module", autouse=True)
 def lab_again(lab):
     """The session's lab, up again after these tests took it down (a fresh one, as `maclab up`
-    leaves it: the suites after these converge it themselves)."""
+    leaves it, in the suites' shape: the suites after these converge it themselves)."""
     yield
-    maclab("up", "--ssh-timeout", "30")
+    maclab("up", *LAB_UP)
 
 
 def _other_labs():
