@@ -21,11 +21,12 @@ from ansible_collections.macops.cluster.plugins.module_utils._problems import ER
 from ansible_collections.macops.cluster.plugins.plugin_utils._doctor_cabling import (cabling_problems, doctor_topology,
                                                                                      lit_cables, planned_peers)
 from ansible_collections.macops.cluster.plugins.plugin_utils._doctor_serve import serving
+from ansible_collections.macops.cluster.plugins.plugin_utils._mlx_hostfiles import hostfile_name
 from ansible_collections.macops.cluster.plugins.plugin_utils._preflight_checks import node_checks
 
 # The hostfiles the rdma role writes when it chose an RDMA backend: RDMA is then promised, also when
 # macops_rdma_required is off.
-RDMA_HOSTFILES = ("hostfile-jaccl.json", "hostfile-jaccl-ring.json")
+RDMA_HOSTFILES = (hostfile_name("jaccl"), hostfile_name("jaccl-ring"))
 
 # exo.app's daemon that keeps resetting network settings (exo #2067, #2279).
 EXO_NETWORKSETUP_LABEL = "io.exo.networksetup"

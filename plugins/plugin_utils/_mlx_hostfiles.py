@@ -241,6 +241,11 @@ def hostfile_json(topology, backend):
     return json.dumps(hostfile, indent=4)
 
 
+def hostfile_name(backend):
+    """The file name of `backend`'s hostfile in the state directory (the roles' macops_mlx_hostfiles agree)."""
+    return "hostfile-%s.json" % backend
+
+
 def hostfile_files(topology, backends, directory, attributes=None):
     """What a node's `directory` holds of hostfiles, as macops.cluster.node_files entries:
     `hostfile-<backend>.json` with its text and a final newline for each of `backends`, with
@@ -251,7 +256,7 @@ def hostfile_files(topology, backends, directory, attributes=None):
         raise TopologyError("backend must be one of %s, got %r" % (", ".join(BACKENDS), unknown[0]))
 
     def path(backend):
-        return "%s/hostfile-%s.json" % (directory.rstrip("/"), backend)
+        return "%s/%s" % (directory.rstrip("/"), hostfile_name(backend))
 
     written = []
     for backend in backends:

@@ -3,7 +3,9 @@ person reads when RDMA is not ready, and the node's hostfiles as node_files entr
 import json
 import os
 
+import jinja2
 import pytest
+import yaml
 
 from ansible_collections.macops.cluster.plugins.filter import mlx_hostfile_files, rdma_checklist
 from ansible_collections.macops.cluster.plugins.module_utils._problems import problem
@@ -13,6 +15,9 @@ from ansible_collections.macops.cluster.plugins.plugin_utils._topology import bu
 from cabling_builder import build_nodes, mesh_cables, ring_cables
 from test_filter_plugins import BIN, run_ansible
 from test_mlx_backend import HOSTS, ready_rdma
+
+MACOPS_VARS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "roles", "macops", "vars",
+                           "main.yml")
 
 STATE = "/Library/Application Support/macops"
 MODE = {"owner": "root", "group": "wheel", "mode": "0644"}
@@ -52,6 +57,18 @@ def test_no_backend_removes_every_hostfile():
     topology = build_topology(build_nodes(HOSTS, ring_cables(HOSTS)))
     assert mlx_hostfile_files.mlx_hostfile_files(topology, [], STATE) == [
         {"path": STATE + "/hostfile-%s.json" % b, "state": "absent"} for b in ("ring", "jaccl", "jaccl-ring")]
+
+
+def test_the_roles_read_each_hostfile_where_the_rdma_role_writes_it():
+    """macops_mlx_hostfiles (the macops role's names, which the reading roles use) names each backend's file as
+    the writer does, whatever the state directory."""
+    with open(MACOPS_VARS) as handle:
+        paths = yaml.safe_load(handle)["macops_mlx_hostfiles"]
+    topology = build_topology(build_nodes(HOSTS, ring_cables(HOSTS)))
+    for state in (STATE, "/opt/elsewhere"):
+        read = dict((backend, jinja2.Template(path).render(macops_state_dir=state)) for backend, path in paths.items())
+        written = [entry["path"] for entry in mlx_hostfile_files.mlx_hostfile_files(topology, [], state)]
+        assert list(read.values()) == written and list(read) == ["ring", "jaccl", "jaccl-ring"]
 
 
 def test_a_backend_the_cabling_does_not_allow_fails_with_the_reason():
