@@ -1,5 +1,8 @@
 """What every `maclab fault` shares: its error, the host state it edits and the record `fault
 clear` reads (lab.json `faults`: kind, args and what the fault replaced)."""
+import contextlib
+import fcntl
+import os
 import socket
 import subprocess
 
@@ -18,6 +21,43 @@ def edit_state(paths, host, name="state.json"):
 def record(paths, kind, args, saved=None):
     with statefile.editing(paths.lab_json, paths.root) as lab:
         lab.setdefault("faults", []).append({"kind": kind, "args": list(args), "saved": saved})
+
+
+@contextlib.contextmanager
+def signals_lock(paths, host):
+    """Held by a fault while it stops a host's processes (fault hang, fault serve-hung) and by the throttle of a
+    slower build (supervisor.Throttle) around each of its stops and continues: a hang that comes while the
+    throttle has the host paused is then recorded before the throttle would continue it, and stays."""
+    with open(paths.host_file(host, "run", "signals.lock"), "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def held_stopped(paths, host):
+    """What faults keep stopped on HOST until `fault clear`: (every process, {pid in the host's namespace}),
+    from fault hang (all of them) and fault serve-hung (its rank). No other signal may continue those."""
+    everything, pids = False, set()
+    for fault in statefile.read_json(paths.lab_json, {}).get("faults", []):
+        if fault.get("args", [None])[:1] == [host]:
+            everything = everything or fault["kind"] == "hang"
+            if fault["kind"] == "serve-hung":
+                pids.add(fault["saved"])
+    return everything, pids
+
+
+def host_namespace_pid(pid):
+    """A root-namespace PID's number inside its host's PID namespace (the last NSpid field), or None once gone."""
+    try:
+        with open("/proc/%d/status" % pid) as handle:
+            for line in handle:
+                if line.startswith("NSpid:"):
+                    return int(line.split()[-1])
+    except OSError:
+        return None
+    return None
 
 
 def launchd_hostpid(paths, host):

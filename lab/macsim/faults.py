@@ -363,8 +363,9 @@ def fault_hang(paths, host):
     pid = _launchd_hostpid(paths, host)
     if pid is None:
         raise FaultError("%s is not running" % host)
-    count = _signal_host(host, pid, signal.SIGSTOP)
-    _record(paths, "hang", [host], pid)
+    with faultbase.signals_lock(paths, host):
+        count = _signal_host(host, pid, signal.SIGSTOP)
+        _record(paths, "hang", [host], pid)
     return "%s: hung (%d processes stopped, its cables still lit)" % (host, count)
 
 

@@ -7,7 +7,7 @@ import json
 import signal
 import subprocess
 
-from .faultbase import FaultError, edit_state, launchd_hostpid, launchd_request, record
+from .faultbase import FaultError, edit_state, launchd_hostpid, launchd_request, record, signals_lock
 
 # The serve role's defaults (serve_launchd_label, serve_dir), which the lab's inventory keeps.
 SERVE_LABEL = "org.macops.serve"
@@ -42,8 +42,9 @@ def fault_serve_hung(paths, host):
         raise FaultError("%s: no serving status to read the rank from: %s" % (host, exc))
     if not pid:
         raise FaultError("%s: its supervisor runs no rank now" % host)
-    _signal_in_host(paths, host, pid, signal.SIGSTOP)
-    record(paths, "serve-hung", [host], pid)
+    with signals_lock(paths, host):
+        _signal_in_host(paths, host, pid, signal.SIGSTOP)
+        record(paths, "serve-hung", [host], pid)
     return "%s: rank process %d stopped (SIGSTOP)" % (host, pid)
 
 

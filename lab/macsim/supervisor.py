@@ -12,7 +12,7 @@ import sys
 import threading
 import time
 
-from . import layout, net, statefile
+from . import faultbase, layout, net, statefile
 from .shims import updates
 
 POLL_SECONDS = 0.2
@@ -25,7 +25,8 @@ THROTTLE_LIST_SECONDS = 1.0
 class Throttle(threading.Thread):
     """A slower Mac (fault update-slows, from the boot of the build that is slower): every process of the host stopped
     for `percent` % of each tenth of a second, then continued, until the host's launchd exits or the fault is
-    cleared. Lab only, from the root namespace; what runs on the host sees a slower machine."""
+    cleared. Lab only, from the root namespace; what runs on the host sees a slower machine. What another fault
+    keeps stopped (a hung host, a hung rank) it neither stops nor continues, under the faults' signals lock."""
 
     def __init__(self, supervisor, launchd_pid, percent):
         threading.Thread.__init__(self, daemon=True)
@@ -39,6 +40,17 @@ class Throttle(threading.Thread):
             except ProcessLookupError:
                 pass
 
+    def free(self, pids):
+        """Those of `pids` no other fault keeps stopped."""
+        everything, held = faultbase.held_stopped(self.supervisor.paths, self.supervisor.host)
+        if everything:
+            return []
+        return [pid for pid in pids if faultbase.host_namespace_pid(pid) not in held] if held else pids
+
+    def signal_free(self, pids, signum):
+        with faultbase.signals_lock(self.supervisor.paths, self.supervisor.host):
+            self.signal_all(self.free(pids), signum)
+
     def run(self):
         pids, listed = [], 0.0
         paused = self.percent / 100.0 * THROTTLE_PERIOD_SECONDS
@@ -48,12 +60,12 @@ class Throttle(threading.Thread):
                     if not self.supervisor.slow_percent():
                         return
                     pids, listed = net.host_processes(self.supervisor.host, self.launchd_pid), time.time()
-                self.signal_all(pids, signal.SIGSTOP)
+                self.signal_free(pids, signal.SIGSTOP)
                 self.ended.wait(paused)
-                self.signal_all(pids, signal.SIGCONT)
+                self.signal_free(pids, signal.SIGCONT)
                 self.ended.wait(THROTTLE_PERIOD_SECONDS - paused)
         finally:
-            self.signal_all(pids, signal.SIGCONT)
+            self.signal_free(pids, signal.SIGCONT)
 
 
 class Supervisor(object):

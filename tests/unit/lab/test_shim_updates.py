@@ -195,7 +195,17 @@ def test_each_update_phase_takes_its_share_of_u_drawn_within_the_jitter():
     assert updates.staged_boot(staged) == 100.0 * updates.INSTALL_AT_BOOT_SHARE  # the install at boot, SSH down
 
 
-def test_the_slow_build_fault_takes_effect_at_the_boot_of_the_new_build_and_its_throttle_slows_the_host(monkeypatch):
+def lab_paths(root):
+    """A lab root with no fault recorded and mac1's run directory (the faults' signals lock)."""
+    from macsim import layout, statefile
+    paths = layout.Paths(str(root))
+    os.makedirs(paths.host_file("mac1", "run"))
+    statefile.write_json(paths.lab_json, {"faults": []})
+    return paths
+
+
+def test_the_slow_build_fault_takes_effect_at_the_boot_of_the_new_build_and_its_throttle_slows_the_host(monkeypatch,
+                                                                                                        tmp_path):
     """Fault update-slows (issue 48, the canary's regression): the boot of the staged build marks the host slower, and
     the supervisor's throttle then pauses every process of it for its share of each period: a busy loop on the host
     counts far fewer turns, and all of them again once the fault is gone."""
@@ -208,7 +218,7 @@ def test_the_slow_build_fault_takes_effect_at_the_boot_of_the_new_build_and_its_
                             stdout=subprocess.PIPE, universal_newlines=True)
 
     class Host(object):
-        host, percent = "mac1", 90
+        host, percent, paths = "mac1", 90, lab_paths(tmp_path)
 
         def slow_percent(self):
             return self.percent
@@ -231,3 +241,65 @@ def test_the_slow_build_fault_takes_effect_at_the_boot_of_the_new_build_and_its_
     # Paused 90 % of the time: a tenth of the turns in theory; under half with the machine busy elsewhere (a process
     # continued gets the cores first, so on a busy machine a pause costs it less than its share of the time).
     assert max(slowed) < 0.5 * min(free) and min(again) > max(slowed), (free, slowed, again)
+
+
+def process_states(pids, seconds):
+    """Each pid's scheduler states (R, S, T...) seen over `seconds`, read every 5 ms."""
+    seen = dict((pid, set()) for pid in pids)
+    end = time.time() + seconds
+    while time.time() < end:
+        for pid in pids:
+            with open("/proc/%d/stat" % pid) as handle:
+                seen[pid].add(handle.read().rsplit(")", 1)[1].split()[0])
+        time.sleep(0.005)
+    return seen
+
+
+def test_the_throttle_never_continues_what_a_hung_rank_or_a_hung_host_keeps_stopped(monkeypatch, tmp_path):
+    """A slower build's throttle beside fault serve-hung and fault hang on the same host: the hung rank, then the
+    hung host, stay stopped however the throttle cycles (each fault comes while the throttle most likely has the
+    host paused, 90 % of the time, where a SIGSTOP changes nothing and the throttle's SIGCONT would end it), and
+    once the faults are cleared the throttle pauses and continues every process again."""
+    import signal
+
+    from macsim import faultbase, net, statefile, supervisor
+    paths = lab_paths(tmp_path)
+    busy = ["python3", "-c", "while True: pass"]
+    rank, other = subprocess.Popen(busy), subprocess.Popen(busy)
+
+    class Host(object):
+        host = "mac1"
+
+        def __init__(self):
+            self.paths = paths
+
+        def slow_percent(self):
+            return 90
+
+    def fault(kind, pid, saved):
+        with faultbase.signals_lock(paths, "mac1"):
+            os.kill(pid, signal.SIGSTOP)
+            faultbase.record(paths, kind, ["mac1"], saved)
+
+    monkeypatch.setattr(net, "host_processes", lambda host, pid: [rank.pid, other.pid])
+    throttle = supervisor.Throttle(Host(), 1, 90)
+    throttle.start()
+    try:
+        time.sleep(0.35)
+        fault("serve-hung", rank.pid, rank.pid)  # outside a PID namespace, the host's pid is the root one
+        hung_rank = process_states([rank.pid, other.pid], 1.0)
+        fault("hang", other.pid, 1)
+        hung_host = process_states([rank.pid, other.pid], 1.0)
+        statefile.write_json(paths.lab_json, {"faults": []})  # fault clear: the records gone, then SIGCONT
+        for pid in (rank.pid, other.pid):
+            os.kill(pid, signal.SIGCONT)
+        cleared = process_states([rank.pid, other.pid], 1.0)
+    finally:
+        throttle.ended.set()
+        throttle.join(3)
+        for proc in (rank, other):
+            proc.kill()
+            proc.wait()
+    assert hung_rank[rank.pid] == {"T"} and {"R", "T"} <= hung_rank[other.pid], hung_rank
+    assert hung_host == {rank.pid: {"T"}, other.pid: {"T"}}, hung_host
+    assert all({"R", "T"} <= states for states in cleared.values()), cleared

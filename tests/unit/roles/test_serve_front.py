@@ -123,7 +123,18 @@ def served(tmp_path, leader_factory):
     leader.behave = lambda **kwargs: behaviour.write_text(json.dumps(kwargs))
     leader.client = openai.OpenAI(base_url="http://127.0.0.1:%d/v1" % endpoint, api_key=KEY, max_retries=0,
                                   timeout=60)
-    leader.requests = lambda: [json.loads(line) for line in (tmp_path / "requests.log").read_text().splitlines()]
+
+    def requests(count=0):
+        """The request log once it holds `count` entries, within 10 s: the front writes a request's line after its
+        answer is sent, so a client can be done a moment before its line is there."""
+        deadline, log = time.time() + 10, tmp_path / "requests.log"
+        while True:
+            entries = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+            if len(entries) >= count or time.time() > deadline:
+                return entries
+            time.sleep(0.05)
+
+    leader.requests = requests
     leader.config, leader.tmp_path = config, tmp_path
     leader.wait(lambda s: s["state"] == "ready")
     return leader
@@ -148,7 +159,7 @@ def test_the_openai_sdk_lists_completes_and_streams_with_usage_only_when_asked(s
     # Without include_usage the client sees no usage chunk, but the request log has the tokens all the same.
     plain = list(chat(served.client, max_tokens=2, stream=True))
     assert all(c.choices for c in plain) and not any(c.usage for c in plain)
-    logged = served.requests()
+    logged = served.requests(4)
     assert [(e["status"], e["stream"], e["completion_tokens"]) for e in logged] == [
         (200, False, 3), (200, False, 1), (200, True, 3), (200, True, 2)]
     assert all("first_token_seconds" in e for e in logged[2:]) and not any("Hello" in json.dumps(e) for e in logged)
@@ -172,6 +183,7 @@ def test_a_wrong_key_is_an_authentication_error_and_concurrent_clients_all_finis
 
 def test_a_rank_that_dies_mid_stream_is_an_error_to_the_client_never_a_short_answer(served):
     served.behave(die_after=3, delay=0.05)
+    before = len(served.requests())
     with pytest.raises(openai.APIError) as raised:
         for _ in chat(served.client, max_tokens=50, stream=True):
             pass
@@ -179,7 +191,7 @@ def test_a_rank_that_dies_mid_stream_is_an_error_to_the_client_never_a_short_ans
     served.behave()
     again = served.wait(lambda s: s["state"] == "ready" and s["generation"] == 2)
     assert again["last_failure"]["kind"] == "exited"
-    assert served.requests()[-1]["error"] in ("stream_incomplete", "generation_failed")
+    assert served.requests(before + 1)[-1]["error"] in ("stream_incomplete", "generation_failed")
 
 
 def test_errors_are_in_openai_s_shape_and_a_body_too_large_is_refused(served):
