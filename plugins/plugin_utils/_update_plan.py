@@ -211,7 +211,7 @@ def update_plan(facts_by_host, owners_by_host, settings):
     """The plan: ``target``, per node ``nodes`` ({from_version, from_build, install}), ``waves``, ``canary`` (what the
     canary proves and whether serving comes back between waves: _update_canary.canary_plan) and ``problems``.
     ``settings``: version, strategy, canary, free_margin_gb, order (the play's hosts, in order), serving (rank 0's
-    serving configuration, or None) and max_regression_percent."""
+    serving configuration, or None), max_regression_percent and prepare_first (default true)."""
     order = [h for h in settings.get("order") or sorted(facts_by_host) if h in facts_by_host]
     plan = {"target": None, "nodes": {}, "waves": [], "problems": [], "strategy": settings["strategy"],
             "canary": canary_plan([], settings["strategy"], None, 0)}
@@ -240,8 +240,10 @@ def update_plan(facts_by_host, owners_by_host, settings):
     plan["canary"] = canary_plan(plan["waves"], settings["strategy"], settings.get("serving"),
                                  settings.get("max_regression_percent"),
                                  len(set(node["from_build"] for node in plan["nodes"].values())) == 1)
+    served = isinstance(settings.get("serving"), dict)
     for host in order:
-        plan["nodes"][host]["says"] = _says(host, plan["nodes"][host], target, plan["waves"])
+        plan["nodes"][host]["says"] = _says(host, plan["nodes"][host], target, plan["waves"]) + (
+            _serving_says(host, plan, settings.get("prepare_first", True)) if served else "")
     return plan
 
 
@@ -252,6 +254,28 @@ def _says(host, node, target, planned):
         return "%s: %s already, the target: nothing to install." % (host, now)
     wave = next(index for index, hosts in enumerate(planned, 1) if host in hosts)
     return "%s: %s -> %s (%s), wave %d of %d." % (host, now, target["version"], target["build"], wave, len(planned))
+
+
+def _serving_says(host, plan, prepare_first):
+    """What the served model does around `host`'s wave, in a sentence after _says (so --check says it too): when
+    serving stops (for the restart, or the download too without prepare_first), when it is back (after this wave,
+    or after the last where the cluster cannot serve across two builds) and what the canary's figure decides."""
+    if not plan["nodes"][host]["install"]:
+        return ""
+    waves, canary = plan["waves"], plan["canary"]
+    wave = next(index for index, hosts in enumerate(waves, 1) if host in hosts)
+    stops = "restart" if prepare_first else "download, preparation and restart"
+    if canary["between_waves"] or len(waves) == 1:
+        says = " Serving stops for this wave's %s and is back after it." % stops
+    elif wave == 1:
+        says = " Serving stops for this wave's %s and is back after wave %d (%s)." % (
+            stops, len(waves), canary["why"].split(":")[0])
+    else:
+        says = " Serving stays stopped from wave 1 until wave %d is back." % len(waves)
+    if canary["compare"] == "canary" and host == canary["host"]:
+        says += (" Its served figure is compared with the one before: more than %g %% slower stops the rollout "
+                 "here." % canary["max_regression_percent"])
+    return says
 
 
 def update_outcome(plan, results):

@@ -509,8 +509,11 @@ def test_update_macos_takes_every_node_to_the_new_build_through_a_failed_wave_an
     The password is in no output, event, report, shim argv or node's file."""
     old = offered_fresh(running=("26.3.1", "25D2128"), offered=("26.3.1 (a)", "25D771280a"))
     predicted = update_macos(served, "--check")
-    assert "mac3: macOS 26.3.1 (25D2128) -> 26.3.1 (a) (25D771280a), wave 2 of 2." in predicted.stdout, \
-        predicted.stdout[-3000:]
+    # Each node's line, with what serving does around its wave (mlx-lm over the ring: back after each wave).
+    assert "mac3: macOS 26.3.1 (25D2128) -> 26.3.1 (a) (25D771280a), wave 2 of 2. Serving stops for this wave's " \
+           "restart and is back after it." in predicted.stdout, predicted.stdout[-3000:]
+    assert "wave 1 of 2. Serving stops for this wave's restart and is back after it. Its served figure is compared " \
+           "with the one before: more than 60 % slower stops the rollout here." in predicted.stdout, predicted.stdout[-3000:]
     assert builds() == old
     with open(os.path.join(ROOT, "controller", "become_password")) as handle:
         password = handle.read().strip()

@@ -187,3 +187,26 @@ def test_an_install_ddm_enforces_apart_from_the_run_s_target_is_named_and_the_sa
     idle = dict((h, node()) for h in HOSTS)
     idle["mac3"] = dict(node(), managed=managed(enforced=[enforced]))
     assert codes(update_plan(idle, owners(), SETTINGS)) == [("macos_update_mdm_enforced", "mac3")]
+
+
+SERVED = {"backend": "ring", "runtime": "mlx-lm"}
+
+
+def says(plan):
+    return dict((host, node["says"].split(". ", 1)[1] if ". " in node["says"] else "") for host, node in plan["nodes"].items())
+
+
+def test_check_mode_says_when_serving_stops_and_is_back_and_what_the_canary_s_figure_decides():
+    """Each node's line (what --check prints) says what the served model does around its wave."""
+    served = dict(SETTINGS, serving=SERVED, max_regression_percent=10)
+    ring = says(update_plan(cluster(), owners(), served))
+    assert ring["mac1"] == ("Serving stops for this wave's restart and is back after it. Its served figure is compared "
+                            "with the one before: more than 10 % slower stops the rollout here.")
+    assert ring["mac3"] == "Serving stops for this wave's restart and is back after it."
+    rdma = says(update_plan(cluster(), owners(), dict(served, serving=dict(SERVED, backend="jaccl"))))
+    assert rdma["mac1"] == ("Serving stops for this wave's restart and is back after wave 2 (jaccl is RDMA, which "
+                            "needs one macOS build on every node).")
+    assert rdma["mac2"] == "Serving stays stopped from wave 1 until wave 2 is back."
+    whole = says(update_plan(cluster(), owners(), dict(served, prepare_first=False, strategy="parallel")))
+    assert set(whole.values()) == {"Serving stops for this wave's download, preparation and restart and is back after it."}
+    assert set(says(update_plan(cluster(), owners(), SETTINGS)).values()) == {""}  # nothing served: nothing said
