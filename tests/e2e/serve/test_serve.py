@@ -404,8 +404,9 @@ def update_settings(served):
     # The lab's served figure varies with the other lanes' load on two shared cores (the best of three completions,
     # by up to about half): a healthy canary must not read as a regression, a slowed one (update-slows) still does
     # (its figure fell to about 15 % under load). macos_update_serve_timeout at its default: a canary whose processes
-    # are paused 90 % of the time, on a busy machine, takes minutes to serve again.
-    return {"macos_update_report_dir": os.path.join(served.tmp_dir, "update"), "macos_update_poll_interval": 1,
+    # are paused 90 % of the time, on a busy machine, takes minutes to serve again. A poll every 2 s (5 s on real
+    # Macs): each asks every node two or three things over SSH, CPU the other lanes need.
+    return {"macos_update_report_dir": os.path.join(served.tmp_dir, "update"), "macos_update_poll_interval": 2,
             "macos_update_serve_timeout": 600, "macos_update_stall_timeout": 30, "serve_api_key": API_KEY,
             "macos_update_max_regression_percent": 60}
 
