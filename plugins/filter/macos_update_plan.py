@@ -32,7 +32,7 @@ options:
   settings:
     description:
       - C(version), C(strategy), C(canary), C(free_margin_gb), C(order) (the play's hosts), C(serving) (rank 0's
-        serving configuration, or null), C(max_regression_percent) and C(prepare_first) (default true: serving
+        serving configuration, or null), C(max_regression_percent) and C(prepare_first) (default true, so serving
         stops for a wave's restart only).
     type: dict
     required: true
@@ -52,8 +52,8 @@ RETURN = r"""
 _value:
   description:
     - C(target) (C(version), C(build), C(label), C(title), C(size_bytes); null when nothing is to install), C(nodes)
-      (per node C(from_version), C(from_build), C(install), C(says): what the run does there, and where a model is
-      served what serving does around its wave), C(waves) (lists of nodes), C(strategy), C(canary)
+      (per node C(from_version), C(from_build), C(install), C(says), what the run does there and, where a model is
+      served, what serving does around its wave), C(waves) (lists of nodes), C(strategy), C(canary)
       (C(host), C(between_waves) and C(why), C(compare), C(max_regression_percent)) and C(problems).
   type: dict
 """
