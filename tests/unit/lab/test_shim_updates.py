@@ -247,12 +247,13 @@ def process_states(pids, seconds):
     """Each pid's scheduler states (R, S, T...) seen over `seconds`, read every 5 ms."""
     seen = dict((pid, set()) for pid in pids)
     end = time.time() + seconds
-    while time.time() < end:
+    while True:
         for pid in pids:
             with open("/proc/%d/stat" % pid) as handle:
                 seen[pid].add(handle.read().rsplit(")", 1)[1].split()[0])
+        if time.time() >= end:
+            return seen
         time.sleep(0.005)
-    return seen
 
 
 def test_the_throttle_never_continues_what_a_hung_rank_or_a_hung_host_keeps_stopped(monkeypatch, tmp_path):
@@ -280,6 +281,10 @@ def test_the_throttle_never_continues_what_a_hung_rank_or_a_hung_host_keeps_stop
         with faultbase.signals_lock(paths, "mac1"):
             os.kill(pid, signal.SIGSTOP)
             faultbase.record(paths, kind, ["mac1"], saved)
+        # A stop takes effect once the process next runs: on a busy machine it can still read R for a moment.
+        deadline = time.time() + 5
+        while "T" not in process_states([pid], 0)[pid] and time.time() < deadline:
+            time.sleep(0.005)
 
     monkeypatch.setattr(net, "host_processes", lambda host, pid: [rank.pid, other.pid])
     throttle = supervisor.Throttle(Host(), 1, 90)
