@@ -2,7 +2,6 @@
 clear` reads (lab.json `faults`: kind, args and what the fault replaced)."""
 import contextlib
 import fcntl
-import os
 import socket
 import subprocess
 

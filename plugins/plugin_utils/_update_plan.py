@@ -252,8 +252,13 @@ def _says(host, node, target, planned):
     now = "macOS %s (%s)" % (node["from_version"], node["from_build"])
     if not node["install"]:
         return "%s: %s already, the target: nothing to install." % (host, now)
-    wave = next(index for index, hosts in enumerate(planned, 1) if host in hosts)
+    wave = _wave_number(host, planned)
     return "%s: %s -> %s (%s), wave %d of %d." % (host, now, target["version"], target["build"], wave, len(planned))
+
+
+def _wave_number(host, waves):
+    """The wave (counted from 1) in which `host` installs."""
+    return next(index for index, hosts in enumerate(waves, 1) if host in hosts)
 
 
 def _serving_says(host, plan, prepare_first):
@@ -263,7 +268,7 @@ def _serving_says(host, plan, prepare_first):
     if not plan["nodes"][host]["install"]:
         return ""
     waves, canary = plan["waves"], plan["canary"]
-    wave = next(index for index, hosts in enumerate(waves, 1) if host in hosts)
+    wave = _wave_number(host, waves)
     stops = "restart" if prepare_first else "download, preparation and restart"
     if canary["between_waves"] or len(waves) == 1:
         says = " Serving stops for this wave's %s and is back after it." % stops
