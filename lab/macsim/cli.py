@@ -123,6 +123,16 @@ def _parser():
     offer.add_argument("hosts", nargs="*")
     offer.add_argument("--seconds", type=float, help="how long an install downloads and prepares (the update time U)")
     offer.add_argument("--jitter", type=float, help="each update phase's time drawn within +-JITTER (0.5: 50 %%) of it")
+    installer = sub.add_parser("offer-installer", help="Apple's full installer of macOS VERSION (BUILD) is offered "
+                               "on HOSTs (default all)")
+    installer.add_argument("version")
+    installer.add_argument("build")
+    installer.add_argument("hosts", nargs="*")
+    installer.add_argument("--deferred", action="store_true", help="listed with Deferred: YES")
+    console = sub.add_parser("console", help="USER is logged in at the screen of HOSTs (default all); none: the "
+                             "login window")
+    console.add_argument("user")
+    console.add_argument("hosts", nargs="*")
     running = sub.add_parser("macos", help="HOSTs (default all) run macOS VERSION (BUILD), no macOS update offered")
     running.add_argument("version")
     running.add_argument("build")
@@ -197,6 +207,14 @@ def main(argv=None):
             from .faults_settings import offer_update
             hosts = args.hosts or [h["name"] for h in labmod.load(paths)["hosts"]]
             print(offer_update(paths, hosts, args.version, args.build, args.seconds, args.jitter))
+        elif args.verb == "offer-installer":
+            from .faults_settings import offer_installer
+            hosts = args.hosts or [h["name"] for h in labmod.load(paths)["hosts"]]
+            print(offer_installer(paths, hosts, args.version, args.build, args.deferred))
+        elif args.verb == "console":
+            from .faults_settings import log_in_at_console
+            hosts = args.hosts or [h["name"] for h in labmod.load(paths)["hosts"]]
+            print(log_in_at_console(paths, hosts, args.user))
         elif args.verb == "macos":
             from .faults_settings import run_macos
             hosts = args.hosts or [h["name"] for h in labmod.load(paths)["hosts"]]

@@ -123,14 +123,52 @@ def offer_update(paths, hosts, version, build, seconds=None, jitter=None):
     return "%s: softwareupdate offers macOS %s (%s)" % (", ".join(hosts), version, build)
 
 
+def full_installer(version, build, deferred=False):
+    """`softwareupdate --list-full-installers`' entry for macOS VERSION (BUILD): titled by the major's name (macOS
+    Tahoe), the size of a real 26.x installer."""
+    name = MACOS_NAMES.get(version.split(".")[0])
+    return {"title": "macOS %s" % (name or version.split(".")[0]), "version": version, "build": build,
+            "size_kib": 17951133, "deferred": bool(deferred)}
+
+
+def offer_installer(paths, hosts, version, build, deferred=False):
+    """`maclab offer-installer`: `softwareupdate --list-full-installers` on each host lists Apple's full installer of
+    macOS VERSION (BUILD), newest first beside the others it lists (Deferred: YES with `deferred`)."""
+    entry = full_installer(version, build, deferred)
+    for host in hosts:
+        with edit_state(paths, host) as state:
+            others = [e for e in state.get("full_installers", []) if e["version"] != version]
+            state["full_installers"] = sorted(others + [entry], key=lambda e: _release_key(e["version"]), reverse=True)
+    return "%s: Apple's full installer of macOS %s (%s) is offered%s" % (
+        ", ".join(hosts), version, build, " (deferred)" if deferred else "")
+
+
+def _release_key(version):
+    return tuple(int(part) for part in version.split(".") if part.isdigit())
+
+
+def log_in_at_console(paths, hosts, user):
+    """`maclab console`: USER is logged in at each host's screen (owns /dev/console), or nobody ("none": the login
+    window, as a headless Mac after a restart)."""
+    for host in hosts:
+        with edit_state(paths, host) as state:
+            if user == "none":
+                state.pop("console_user", None)
+            else:
+                state["console_user"] = user
+    return "%s: %s at the screen" % (", ".join(hosts), "the login window" if user == "none" else user + " logged in")
+
+
 def run_macos(paths, hosts, version, build):
-    """`maclab macos`: each host runs macOS VERSION (BUILD), as after a restore: no macOS update offered, prepared
-    or staged (a test starts from a known build whatever ran before)."""
+    """`maclab macos`: each host runs macOS VERSION (BUILD), as after a restore: no macOS update or full installer
+    offered, prepared, fetched or staged (a test starts from a known build whatever ran before)."""
     for host in hosts:
         with edit_state(paths, host) as state:
             state["os"] = os_info(version, build)
             state.pop("staged_update", None)
             state.pop("prepared_update", None)
+            state.pop("fetched_installer", None)
+            state.pop("full_installers", None)
             state["pending_updates"] = [u for u in state.get("pending_updates", [])
                                         if not u.get("title", "").startswith("macOS ")]
     return "%s: macOS %s (%s), no macOS update offered" % (", ".join(hosts), version, build)

@@ -145,6 +145,11 @@ def collect(module):
     if "updates" in groups:
         # "No new software available." goes to stderr with exit status 0.
         node["updates"] = commands.parse(module, _softwareupdate.parse_list, reads.output("updates"))
+    if "installers" in groups:
+        console = reads.output("console").strip()  # root owns the console at the login window
+        node["installers"] = {"offered": commands.parse(module, _softwareupdate.parse_full_installers,
+                                                        reads.output("installers")),
+                              "console_user": console if console and console != "root" else None}
 
     result = dict(node, changed=False)
     facts = read_user() if "user" in groups else {}

@@ -424,6 +424,9 @@ def plan_reads(module, groups):
         reads.add("ibv_devinfo", ibv_devinfo)
     if "updates" in groups:
         reads.add("updates", [need(module, "softwareupdate"), "--list"])
+    if "installers" in groups:
+        reads.add("installers", [need(module, "softwareupdate"), "--list-full-installers"])
+        reads.add("console", [need(module, "stat"), "-f", "%Su", "/dev/console"])
     if "settings" in groups:
         reads.add("pmset", [need(module, "pmset"), "-g"])
     if "managed" in groups:

@@ -16,7 +16,15 @@ first 60 % download, the rest prepare, as super reads them), ``Downloaded: <titl
 ``--restart`` the Mac restarts right after it) and the error lines the deployed update tools match.
 softwareupdate writes each tick newline-first (``\nDownloading: 12.00%``), so the last tick has no newline
 after it until the next one comes; off a terminal ticks may also run together or end in ``\r``. The
-update tools split the stream after each ``%`` (super: ``tr -u '%' '\n'``); so does parse_install."""
+update tools split the stream after each ``%`` (super: ``tr -u '%' '\n'``); so does parse_install.
+
+And Apple's full installers, for a Mac that softwareupdate no longer offers the cluster's build: ``softwareupdate
+--list-full-installers`` (``* Title: macOS Tahoe, Version: 26.7, Size: 17951133KiB, Build: 25G229, Deferred: NO``;
+the update tools leave out ``Deferred: YES`` and betas), ``softwareupdate --fetch-full-installer
+--full-installer-version V`` (its ``Installing: n%`` ticks, as grahampugh/erase-install reads them) and the installer's
+``startosinstall`` (``Preparing to run macOS Installer...``, then ``Preparing: n`` ticks; erase-install reads both).
+The fetch's last line and the ticks' exact digits are unconfirmed: parse_install reads any figure and takes the end
+of a fetch from its exit status too."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -34,6 +42,11 @@ _FIELD = re.compile(r"(?P<key>[A-Za-z]+):\s*(?P<value>[^,]*)")
 _BUILD = re.compile(r"-(?P<build>[0-9]{2}[A-Z][0-9]{1,8}[a-z]?)$")
 _SIZE = re.compile(r"^(?P<number>[0-9]+)\s*(?:KiB|K)$")
 _PROGRESS = re.compile(r"^Downloading:\s*(?P<percent>[0-9.]+)\s*%")
+# A full installer's fetch (softwareupdate --fetch-full-installer) and its startosinstall's preparation.
+_FETCHING = re.compile(r"^Installing:\s*(?P<percent>[0-9.]+)\s*%?")
+_PREPARING = re.compile(r"^Preparing:\s*(?P<percent>[0-9.]+)\s*%?")
+FETCHED_LINE = "Install finished successfully"
+_INSTALLER = re.compile(r"^\*\s*Title:")
 # A tick's end: the `%` of `Downloading: n%`, where the next tick or line may follow without a newline.
 _TICK_END = re.compile(r"%(?!\n)")
 # The error lines the update tool super matches in softwareupdate's output (Macjutsu/super 5.1, `super` l.7085-7097).
@@ -80,9 +93,30 @@ def parse_list(text):
     return updates
 
 
+def parse_full_installers(text):
+    """-> [{title, version, build, size_bytes, deferred (bool), beta (bool)}] of ``softwareupdate
+    --list-full-installers``, in the order printed (newest first on a Mac)."""
+    found = []
+    for line in (text or "").splitlines():
+        if not _INSTALLER.match(line.strip()):
+            continue
+        fields = dict((m.group("key").lower(), m.group("value").strip()) for m in _FIELD.finditer(line.strip()[1:]))
+        size = _SIZE.match(fields.get("size", ""))
+        found.append({"title": fields.get("title"), "version": fields.get("version"), "build": fields.get("build"),
+                      "size_bytes": int(size.group("number")) * 1024 if size else None,
+                      "deferred": fields.get("deferred", "").upper() == "YES",
+                      "beta": "beta" in line.lower()})
+    if "found the following full installers" in (text or "") and not found:
+        raise ParseError("softwareupdate --list-full-installers", "it announced installers but no `* Title:` line "
+                         "followed")
+    return found
+
+
 def parse_install(text):
     """-> {percent (the last Downloading: figure, or None), phase (finding, downloading, preparing, downloaded),
-    downloaded (bool), error (the first error line, or None), last (the last line)} of an install's output so far."""
+    downloaded (bool), error (the first error line, or None), last (the last line)} of an install's output so far.
+    A full installer's fetch (``Installing: n%``) downloads, its end line is ``downloaded``; startosinstall's
+    ``Preparing: n`` prepares, and at 100 the installer is ready and the Mac restarts (``downloaded``)."""
     found = {"percent": None, "phase": "finding", "downloaded": False, "error": None, "last": None}
     for line in _TICK_END.sub("%\n", text or "").splitlines():
         line = line.strip()
@@ -93,8 +127,14 @@ def parse_install(text):
         if progress:
             found["percent"] = float(progress.group("percent"))
             found["phase"] = "downloading" if found["percent"] < DOWNLOAD_SHARE else "preparing"
-        elif line.startswith("Downloaded:"):
+        elif line.startswith("Downloaded:") or line.startswith(FETCHED_LINE):
             found["downloaded"], found["phase"] = True, "downloaded"
+        elif _FETCHING.match(line) or _PREPARING.match(line):
+            fetching = _FETCHING.match(line)
+            found["percent"] = float((fetching or _PREPARING.match(line)).group("percent"))
+            found["phase"] = "downloading" if fetching else "preparing"
+            if not fetching and found["percent"] >= 100.0:
+                found["downloaded"], found["phase"] = True, "downloaded"
         elif found["error"] is None and any(line.startswith(error) for error in ERROR_LINES):
             found["error"] = line
     return found

@@ -21,10 +21,17 @@ UPDATE_CODES = {
         "A node does not offer the macOS version asked for (macos_update_version), and does not run it yet. "
         "Nothing was changed.",
         "softwareupdate offers a Mac only its latest builds. Ask for a version every node offers (the message lists "
-        "what each offers), or wait until Apple offers it; or bring that node to the version with Apple's full "
-        "installer while Apple still signs it (`softwareupdate --list-full-installers` lists them; `softwareupdate "
-        "--fetch-full-installer --full-installer-version VERSION`, then the installer's startosinstall at the Mac), "
-        "then run again."),
+        "what each offers), or wait until Apple offers it. Where Apple still signs the version, update-macos.yml "
+        "brings the node there with Apple's full installer on its own (macos_update_full_installer, on by default): "
+        "the message lists the full installers the node found; none of that version, or one of another build than "
+        "the cluster's, leaves no way but a version every node is offered."),
+    "macos_update_installer_needs_login": registry_entry(
+        ERROR, "update",
+        "A node that softwareupdate does not offer the asked version is brought there with Apple's full installer, "
+        "and its startosinstall needs a user logged in at the Mac's screen (erase-install#33); nobody is (the login "
+        "window). Nothing was changed.",
+        "Log the owner in at that Mac's screen (at the Mac, or by Screen Sharing; automatic login also does), then "
+        "run again; or set macos_update_full_installer to false and ask for a version every node is offered."),
     "macos_update_node_ahead": registry_entry(
         ERROR, "update",
         "A node runs a newer macOS than the cluster's target (a new or replaced Mac shipped with a newer build): "

@@ -27,7 +27,9 @@ description:
     is loaded) and C(launchctl print-disabled system); C(boot) reads C(kern.bootsessionuuid); C(wired_limit) reads the live
     C(iogpu.wired_limit_mb) and the boot-time target the gpu_memory role's LaunchDaemon
     (O(wired_limit_plist)) sets; C(updates) runs C(softwareupdate --list) (slow, it asks Apple servers);
-    C(user) returns the connecting user's name and home as the facts C(user_id) and C(user_dir).
+    C(user) returns the connecting user's name and home as the facts C(user_id) and C(user_dir);
+    C(installers) runs C(softwareupdate --list-full-installers) (slow too) and C(stat -f %Su /dev/console)
+    (who is logged in at the Mac's screen, whom a full installer's startosinstall needs).
   - C(rdma) runs C(rdma_ctl status), C(ibv_devices) and, when devices exist, C(ibv_devinfo -v), and
     judges readiness as M(macops.cluster.rdma_status) does, with the Thunderbolt ports of the
     C(mac) group or, without it, of O(mac) (a C(macops_mac) fact read earlier); cabling does not
@@ -76,7 +78,7 @@ options:
     type: list
     elements: str
     choices: [mac, macos, disk, filevault, launchd, boot, wired_limit, rdma, updates, user, files, models, links, exo,
-              network, settings, packages, sudo, ssh, listening, memory, programs, managed]
+              network, settings, packages, sudo, ssh, listening, memory, programs, managed, installers]
     default: [mac, macos, disk, filevault, launchd, user]
   volumes:
     description: Paths whose volume C(disk) measures, each given to C(df -k) as is.
@@ -333,6 +335,13 @@ updates:
   returned: when C(updates) is gathered
   type: list
   elements: dict
+installers:
+  description:
+    - C(offered), Apple's full installers this Mac can fetch (C(title), C(version), C(build), C(size_bytes),
+      C(deferred), C(beta)), newest first; C(console_user), who is logged in at the Mac's screen (null at the login
+      window).
+  returned: when C(installers) is gathered
+  type: dict
 files:
   description:
     - "C({path: {exists, content, json}}) for each of O(files): C(content) the text (null when the file is
@@ -447,7 +456,7 @@ from ansible_collections.macops.cluster.plugins.module_utils._parsing import Par
 
 GROUPS = ["mac", "macos", "disk", "filevault", "launchd", "boot", "wired_limit", "rdma", "updates", "user", "files",
           "models", "links", "exo", "network", "settings", "packages", "sudo", "ssh", "listening", "memory", "programs",
-          "managed"]
+          "managed", "installers"]
 DEFAULT_GROUPS = ["mac", "macos", "disk", "filevault", "launchd", "user"]
 
 

@@ -28,21 +28,23 @@ RDMA_BACKENDS = ("jaccl", "jaccl-ring")
 
 
 def serving_between_waves(serving, waves):
-    """{between_waves, why}: whether serving comes back after each wave but the last. ``serving``: rank 0's serving
-    configuration (serve_leader), or None when nothing is served."""
+    """{between_waves, reason, why}: whether serving comes back after each wave but the last, the reason in a clause
+    and ``why`` (the reason and what serving does). ``serving``: rank 0's serving configuration (serve_leader), or
+    None when nothing is served."""
+    stays = "serving stays stopped from the first install to the last wave"
     if not isinstance(serving, dict):
-        return {"between_waves": False, "why": "nothing is served"}
-    if len(waves or []) < 2:
-        return {"between_waves": False, "why": "one wave: serving comes back after it"}
-    backend, runtime = serving.get("backend"), serving.get("runtime") or "mlx-lm"
-    if backend in RDMA_BACKENDS:
-        return {"between_waves": False, "why": "%s is RDMA, which needs one macOS build on every node: serving stays "
-                "stopped from the first install to the last wave" % backend}
-    if runtime != "mlx-lm":
-        return {"between_waves": False, "why": "%s needs one macOS build on every node: serving stays stopped from "
-                "the first install to the last wave" % runtime}
-    return {"between_waves": True, "why": "mlx-lm over %s runs over TCP across two builds: serving comes back after "
-            "each wave but the last (exo stays stopped)" % (backend or "the ring")}
+        reason, does = "nothing is served", None
+    elif len(waves or []) < 2:
+        reason, does = "one wave", "serving comes back after it"
+    elif serving.get("backend") in RDMA_BACKENDS:
+        reason, does = "%s is RDMA, which needs one macOS build on every node" % serving["backend"], stays
+    elif (serving.get("runtime") or "mlx-lm") != "mlx-lm":
+        reason, does = "%s needs one macOS build on every node" % serving["runtime"], stays
+    else:
+        return {"between_waves": True, "reason": "mlx-lm over %s runs over TCP across two builds" % (
+            serving.get("backend") or "the ring"), "why": "mlx-lm over %s runs over TCP across two builds: serving "
+            "comes back after each wave but the last (exo stays stopped)" % (serving.get("backend") or "the ring")}
+    return {"between_waves": False, "reason": reason, "why": "%s: %s" % (reason, does) if does else reason}
 
 
 def canary_plan(waves, strategy, serving, max_regression_percent, one_build=True):

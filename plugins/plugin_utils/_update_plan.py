@@ -17,6 +17,12 @@ before any node changes.
   next boot (else the restart stops at the unlock screen with no SSH). The password check (``diskutil apfs
   unlockVolume -verify``) is only a warning: its form is not confirmed on a Mac, and the canary's own "Failed to
   authenticate" stops the run before any other node installs.
+- **A Mac softwareupdate no longer offers the asked version** (a new or restored Mac on an older build, once Apple
+  offers it only newer ones): where the node read Apple's full installers (node_facts' installers, read when a version
+  is asked) and one of that version is signed and offered (not deferred, not a beta), with the build the others run or
+  are offered, the node installs with it (``method`` installer: fetched while serving goes on, startosinstall at its
+  wave), in place, nothing erased. startosinstall needs a user logged in at the Mac's screen: a node without one is
+  refused before anything changes.
 - **Waves**: ``canary_parallel`` (one canary, then every other node together), ``rolling`` (one at a time) or
   ``parallel`` (all together), in play order, the canary first."""
 
@@ -79,9 +85,39 @@ def _free_bytes(facts):
     return int(root["free_kib"]) * 1024 if root else None
 
 
+def full_installer(facts, version):
+    """Apple's full installer of `version` this node lists (node_facts' installers), signed and offered: not deferred,
+    not a beta; or None."""
+    wanted = release_sort_key(version)
+    return next((entry for entry in ((facts.get("installers") or {}).get("offered") or [])
+                 if not entry.get("deferred") and not entry.get("beta")
+                 and release_sort_key(entry.get("version") or "") == wanted), None)
+
+
+def installer_label(entry):
+    """The label an installer's progress goes by: ``Install macOS Tahoe 26.3-25D60``."""
+    return "Install %s %s-%s" % (entry.get("title"), entry.get("version"), entry.get("build"))
+
+
+def installer_app(entry):
+    """Where ``softwareupdate --fetch-full-installer`` puts it: ``/Applications/Install macOS Tahoe.app``."""
+    return "/Applications/Install %s.app" % entry.get("title")
+
+
+def _not_offered(host, running, version, facts):
+    offers = ", ".join(u["label"] for u in macos_updates(facts)) or "no macOS update"
+    read = facts.get("installers")
+    listed = "; Apple's full installers it lists: %s" % (", ".join(
+        "%s (%s)%s" % (e.get("version"), e.get("build"), ", deferred" if e.get("deferred") else "")
+        for e in read.get("offered") or []) or "none") if isinstance(read, dict) else ""
+    return problem("macos_update_not_offered", "%s runs macOS %s (%s) and does not offer %s (it offers %s%s)." % (
+        host, _release(running, "extra"), running.get("build"), version, offers, listed), host=host,
+        details={"offers": offers})
+
+
 def choose_target(facts_by_host, version):
-    """({version, build, label, size_bytes} or None, [problem]) over every node."""
-    problems, chosen = [], {}
+    """({version, build, label, size_bytes} or None, {host: full installer entry}, [problem]) over every node."""
+    problems, chosen, installers = [], {}, {}
     for host, facts in sorted(facts_by_host.items()):
         update = _wanted(facts, version)
         running = facts.get("macos") or {}
@@ -90,10 +126,10 @@ def choose_target(facts_by_host, version):
         elif version and release_sort_key(_release(running, "extra")) > release_sort_key(version):
             problems.append(_ahead_problem(host, running, version))
         elif version and release_sort_key(_release(running, "extra")) != release_sort_key(version):
-            offers = ", ".join(u["label"] for u in macos_updates(facts)) or "no macOS update"
-            problems.append(problem("macos_update_not_offered", "%s runs macOS %s (%s) and does not offer %s (it "
-                                    "offers %s)." % (host, _release(running, "extra"), running.get("build"), version,
-                                                     offers), host=host, details={"offers": offers}))
+            if full_installer(facts, version):
+                installers[host] = full_installer(facts, version)
+            else:
+                problems.append(_not_offered(host, running, version, facts))
         majors = [u for u in macos_updates(facts) if _major(u.get("version")) > _major(running.get("version"))]
         if majors and not version:
             problems.append(problem("macos_update_major_not_asked", "%s offers the major upgrade %s; it is installed "
@@ -105,12 +141,29 @@ def choose_target(facts_by_host, version):
                                 "Installing them would split the cluster's build." % "; ".join(
                                     "%s: %s" % (host, u["label"]) for host, u in sorted(chosen.items())),
                                 details={"labels": dict((h, u["label"]) for h, u in chosen.items())}))
-        return None, problems
-    if not labels:
-        return None, problems
-    update = list(chosen.values())[0]
-    return {"version": _release(update, "version_extra"), "build": update.get("build"), "label": update["label"],
-            "title": update.get("title"), "size_bytes": update.get("size_bytes") or 0}, problems
+        return None, {}, problems
+    if labels:
+        update = list(chosen.values())[0]
+        target = {"version": _release(update, "version_extra"), "build": update.get("build"), "label": update["label"],
+                  "title": update.get("title"), "size_bytes": update.get("size_bytes") or 0}
+    elif installers:
+        # Nobody is offered the version by softwareupdate: the build is the one the nodes on it run, else the
+        # installers'.
+        entry = sorted(installers.items())[0][1]
+        on_it = [f["macos"].get("build") for f in facts_by_host.values() if (f.get("macos") or {}).get("build") and
+                 release_sort_key(_release(f["macos"], "extra")) == release_sort_key(version)]
+        target = {"version": entry.get("version"), "build": on_it[0] if on_it else entry.get("build"),
+                  "label": installer_label(entry),
+                  "title": entry.get("title"), "size_bytes": 0}
+    else:
+        return None, {}, problems
+    for host, entry in sorted(installers.items()):
+        if entry.get("build") != target["build"]:
+            problems.append(problem("macos_update_not_offered", "%s does not offer %s, and Apple's full installer of "
+                                    "%s it lists is build %s, not the cluster's %s." % (
+                                        host, version, version, entry.get("build"), target["build"]), host=host,
+                                    details={"installer_build": entry.get("build")}))
+    return target, installers, problems
 
 
 def _ahead_problem(host, running, version):
@@ -173,15 +226,23 @@ def _managed_problems(host, facts, target):
     return problems
 
 
-def _node_problems(host, facts, owner, target, margin, offered_checked):
-    problems = ([] if offered_checked else _offered_problem(host, facts, target)) + _filevault_problem(host, facts)
+def _node_problems(host, facts, owner, target, margin, offered_checked, installer=None):
+    problems = ([] if offered_checked or installer else _offered_problem(host, facts, target)) + _filevault_problem(
+        host, facts)
     free = _free_bytes(facts)
-    need = int(target["size_bytes"]) + margin
+    size = int((installer or {}).get("size_bytes") or 0) if installer else int(target["size_bytes"])
+    need = size + margin
     if free is not None and free < need:
         problems.append(problem("macos_update_disk_short", "%s has %.1f GB free; %s needs about %.1f GB (%.1f GB "
                                 "to download and %.1f GB to prepare it)." % (
-                                    host, free / GB, target["label"], need / GB, target["size_bytes"] / GB,
-                                    margin / GB), host=host, details={"free_bytes": free, "need_bytes": need}))
+                                    host, free / GB, installer_label(installer) if installer else target["label"],
+                                    need / GB, size / GB, margin / GB), host=host,
+                                details={"free_bytes": free, "need_bytes": need}))
+    if installer and not (facts.get("installers") or {}).get("console_user"):
+        problems.append(problem("macos_update_installer_needs_login", "%s is brought to %s with Apple's full "
+                                "installer (softwareupdate does not offer it), whose startosinstall needs a user "
+                                "logged in at the Mac's screen, and nobody is (the login window)." % (
+                                    host, installer.get("version")), host=host))
     owner = owner or {}
     if not owner.get("volume_owner"):
         problems.append(problem("macos_update_owner_invalid", "%s: %s is not a volume owner there (%s)." % (
@@ -215,13 +276,14 @@ def update_plan(facts_by_host, owners_by_host, settings):
     order = [h for h in settings.get("order") or sorted(facts_by_host) if h in facts_by_host]
     plan = {"target": None, "nodes": {}, "waves": [], "problems": [], "strategy": settings["strategy"],
             "canary": canary_plan([], settings["strategy"], None, 0)}
-    target, problems = choose_target(facts_by_host, settings.get("version") or "")
+    target, installers, problems = choose_target(facts_by_host, settings.get("version") or "")
     plan["problems"] = problems + [p for host in order for p in _managed_problems(host, facts_by_host[host], target)]
     for host in order:
         macos = facts_by_host[host].get("macos") or {}
         plan["nodes"][host] = {"from_version": _release(macos, "extra"), "from_build": macos.get("build"),
                                "install": bool(target) and not _on_target(facts_by_host[host], target),
                                "filevault": bool((facts_by_host[host].get("filevault") or {}).get("on"))}
+        plan["nodes"][host].update(_method(target, installers.get(host)))
     if target is None:
         for host in order:
             plan["nodes"][host]["says"] = "%s: macOS %s (%s); no macOS update to install." % (
@@ -235,7 +297,7 @@ def update_plan(facts_by_host, owners_by_host, settings):
                 if p["code"] in ("macos_update_not_offered", "macos_update_node_ahead"))
     for host in installing:
         plan["problems"] += _node_problems(host, facts_by_host[host], (owners_by_host or {}).get(host), target,
-                                           margin, host in named)
+                                           margin, host in named, installers.get(host))
     plan["waves"] = waves(installing, settings["strategy"], settings.get("canary"))
     plan["canary"] = canary_plan(plan["waves"], settings["strategy"], settings.get("serving"),
                                  settings.get("max_regression_percent"),
@@ -247,13 +309,27 @@ def update_plan(facts_by_host, owners_by_host, settings):
     return plan
 
 
+def _method(target, installer):
+    """How a node installs the target: ``method`` (softwareupdate, or installer: Apple's full installer where
+    softwareupdate does not offer it), the ``label`` its progress goes by, and an installer's ``installer_version`` and
+    ``installer_app``."""
+    if installer:
+        return {"method": "installer", "label": installer_label(installer), "installer_version": installer["version"],
+                "installer_app": installer_app(installer)}
+    return {"method": "softwareupdate", "label": (target or {}).get("label"), "installer_version": None,
+            "installer_app": None}
+
+
 def _says(host, node, target, planned):
     """What the run does on `host`, in a sentence (the role shows it, check mode included)."""
     now = "macOS %s (%s)" % (node["from_version"], node["from_build"])
     if not node["install"]:
         return "%s: %s already, the target: nothing to install." % (host, now)
     wave = _wave_number(host, planned)
-    return "%s: %s -> %s (%s), wave %d of %d." % (host, now, target["version"], target["build"], wave, len(planned))
+    how = (" with Apple's full installer (softwareupdate does not offer it; fetched first, installed in place)"
+           if node["method"] == "installer" else "")
+    return "%s: %s -> %s (%s)%s, wave %d of %d." % (host, now, target["version"], target["build"], how, wave,
+                                                    len(planned))
 
 
 def _wave_number(host, waves):
@@ -274,7 +350,7 @@ def _serving_says(host, plan, prepare_first):
         says = " Serving stops for this wave's %s and is back after it." % stops
     elif wave == 1:
         says = " Serving stops for this wave's %s and is back after wave %d (%s)." % (
-            stops, len(waves), canary["why"].split(":")[0])
+            stops, len(waves), canary["reason"])
     else:
         says = " Serving stays stopped from wave 1 until wave %d is back." % len(waves)
     if canary["compare"] == "canary" and host == canary["host"]:

@@ -33,7 +33,9 @@ def _node(host, node, result, outcome):
                 node.get("from_build") if state != "updated" else None),
             "outcome": state, "waited": result.get("waited"),
             "restarted_by_deadline": bool(result.get("restarted_by_deadline")),
-            "error": result.get("msg") if state == "failed" else None}
+            "error": result.get("msg") if state == "failed" else None,
+            # softwareupdate, or installer: Apple's full installer where softwareupdate does not offer the target.
+            "method": node.get("method") if node.get("install") else None}
 
 
 def _stopped(update):
@@ -200,7 +202,8 @@ def update_section(update):
                 down, ", back between waves" if data["serving"]["between_waves"] else "") if down is not None else ""))
     rows = [(host, "%s (%s)" % (plans["from_version"], plans["from_build"]), node["to_build"] or "-",
              node["outcome"], node["waited"] if node["waited"] is not None else "-",
-             "restarted by the deadline" if node["restarted_by_deadline"] else (node["error"] or "-"))
+             "restarted by the deadline" if node["restarted_by_deadline"] else (node["error"] or (
+                 "Apple's full installer" if node["method"] == "installer" else "-")))
             for (host, node), plans in zip(sorted(nodes.items()), [plan["nodes"][h] for h in sorted(nodes)])]
     notes = ["Waves (%s): %s." % (plan.get("strategy"), " then ".join(", ".join(w) for w in data["waves"]) or "none")]
     return section("update", title, summary, [table(NODE_COLUMNS, rows, "Nodes")], data=data, notes=notes)

@@ -6,6 +6,7 @@ import re
 import stat
 import time
 
+from .. import layout
 from ..formats import admin
 from .registry import command
 from .state import Fail, err, out
@@ -85,6 +86,11 @@ def cmd_stat(host, args):
         raise Fail(1, "usage: stat [-FLnq] [-f format | -l | -r | -s | -x] [-t timefmt] [file ...]\n")
     rc = 0
     for path in files:
+        if path == "/dev/console" and fmt in ("%Su", "%u"):
+            # Who is logged in at the Mac's screen owns the console (root at the login window): `maclab console`.
+            user = host.state.get("console_user")
+            out("%s\n" % ((user or "root") if fmt == "%Su" else (layout.ADMIN_UID if user else 0)))
+            continue
         try:
             st = os.stat(path) if follow else os.lstat(path)
         except OSError as exc:

@@ -28,6 +28,7 @@ import time
 import uuid
 
 from ..formats import admin
+from . import installers
 from ..profiles import os_info
 from .power import request_power
 from .registry import command
@@ -108,10 +109,17 @@ def cmd_softwareupdate(host, args):
         out(stdout)
         err(stderr)
         return 0
+    if args[:1] == ["--list-full-installers"]:
+        return installers.list_full_installers(host)
+    if args[:1] == ["--fetch-full-installer"]:
+        version = args[args.index("--full-installer-version") + 1] if "--full-installer-version" in args[:-1] else None
+        return installers.fetch_full_installer(host, version, phase_seconds, _free_bytes(host), PREPARE_BYTES,
+                                               NOT_ENOUGH_DISK)
     flags, rest = _options(args)
     label = flags.get("--install") or flags.get("-i") or flags.get("--download") or flags.get("-d")
     if not label:
-        raise Fail(1, "usage: softwareupdate <cmd> [<args> ...] (the lab simulates --list, --install and --download)\n")
+        raise Fail(1, "usage: softwareupdate <cmd> [<args> ...] (the lab simulates --list, --install, --download, "
+                      "--list-full-installers and --fetch-full-installer)\n")
     return install(host, label, flags, download_only=label in (flags.get("--download"), flags.get("-d")))
 
 

@@ -427,32 +427,38 @@ def files_holding(text):
 
 def test_update_macos_refuses_before_any_node_changes(served):
     """A split offer, a node offered nothing, a node ahead of the target, too little disk, FileVault whose restart
-    nothing could unlock, and an MDM that holds an offer back (named beside an install it enforces): each refused by
-    the plan, naming the node, with nothing stopped, disabled or installed. The plan names every node's refusal in one
+    nothing could unlock, a node that only Apple's full installer can bring to the asked build with nobody logged in
+    at its screen (startosinstall needs somebody), and an MDM that holds an offer back (named beside an install it
+    enforces): each refused by the plan, naming the node, with nothing stopped, disabled or installed. The plan names every node's refusal in one
     run, so refusals on different nodes share a run (a split offer, which leaves no target to judge the rest by, runs
     alone; the node the MDM holds back is the node offered nothing)."""
     before, old = get("/macops/v1/status"), offered_fresh()
     refusals = [
         # A staged rollout: mac3 is offered a newer build.
-        (lambda: maclab("offer-update", "26.3", "25D72", "mac3"),
+        (lambda: maclab("offer-update", "26.3", "25D72", "mac3"), (),
          [("macos_update_label_mismatch", "mac3: macOS Tahoe 26.3-25D72")]),
-        # A replaced Mac shipped with a newer macOS: softwareupdate cannot take it back to the others' build.
+        # 26.3 asked. A replaced Mac shipped with a newer macOS: softwareupdate cannot take it back to the others'
+        # build. mac1 is offered only 26.4; Apple's full installer of 26.3 would bring it there, but nobody is logged
+        # in at its screen.
         (lambda: (maclab("macos", "26.4", "25E56", "mac4"), maclab("fault", "disk-full", "mac2", "2G"),
-                  maclab("fault", "filevault-on", "mac3"), maclab("fault", "authrestart-unsupported", "mac3")),
+                  maclab("fault", "filevault-on", "mac3"), maclab("fault", "authrestart-unsupported", "mac3"),
+                  maclab("offer-update", "26.4", "25E56", "mac1"), maclab("offer-installer", "26.3", "25D60", "mac1")),
+         ("-e", "macos_update_version=26.3"),
          [("macos_update_node_ahead", "mac4 runs macOS 26.4 (25E56), newer than the target 26.3"),
           ("macos_update_disk_short", "mac2 has 2.0 GB free"),
-          ("macos_update_filevault_unlock", "mac3: FileVault is on and fdesetup supportsauthrestart says false")]),
+          ("macos_update_filevault_unlock", "mac3: FileVault is on and fdesetup supportsauthrestart says false"),
+          ("macos_update_installer_needs_login", "mac1 is brought to 26.3 with Apple's full installer")]),
         # An MDM holds mac4's offer back (refused: not offered, and why) and enforces 26.4 on mac2 (a warning).
-        (lambda: (maclab("fault", "mdm-deferral", "mac4", "14"), maclab("fault", "mdm-enforced", "mac2", "26.4")),
+        (lambda: (maclab("fault", "mdm-deferral", "mac4", "14"), maclab("fault", "mdm-enforced", "mac2", "26.4")), (),
          [("macos_update_mdm_deferred", "mac4: https://mdm.example.com/mdm defers minor updates by 14 days"),
           ("macos_update_not_offered", "mac4 runs macOS 26.2 (25C56) and does not offer macOS Tahoe 26.3-25D60"),
           ("macos_update_mdm_enforced", "mac2: https://mdm.example.com/mdm enforces macOS 26.4 by")]),
     ]
     try:
-        for inject, expected in refusals:
+        for inject, extra, expected in refusals:
             offered_fresh()
             inject()
-            refused = update_macos(served, check=False)
+            refused = update_macos(served, *extra, check=False)
             assert refused.returncode != 0, refused.stdout[-3000:]
             flat = " ".join(refused.stdout.split())
             for code, names in expected:
@@ -575,11 +581,17 @@ def test_a_canary_that_serves_slower_stops_the_rollout_in_its_own_wave_and_servi
     90 % of the time, as exo fell from 70 to 12 tokens/s on a new macOS, exo #2166). The served model's figure with
     mac1 on the new build falls past macos_update_max_regression_percent, so the rollout stops in mac1's wave:
     macos_update_regression names both figures, mac2 to mac4 are untouched, serving runs across the two builds. Once
-    the owner accepts the build (macos_update_max_regression_percent 0), a second run updates the others."""
+    the owner accepts the build (macos_update_max_regression_percent 0), a second run updates the others.
+    mac4 is a Mac softwareupdate offers only 26.4: Apple's full installer of 26.3 (25D60) brings it to the cluster's
+    build (fetched while serving goes on, its startosinstall run as the owner logged in at its screen, in place)."""
     offered_fresh()
+    maclab("offer-update", "26.4", "25E56", "mac4")
+    maclab("offer-installer", "26.3", "25D60", "mac4")
+    maclab("console", "admin", "mac4")
     maclab("fault", "update-slows", "mac1", "90")
+    asked = ("-e", "macos_update_version=26.3")
     try:
-        stopped = update_macos(served, check=False)
+        stopped = update_macos(served, *asked, check=False)
     finally:
         maclab("fault", "clear")
     assert stopped.returncode != 0 and "macos_update_regression" in stopped.stdout, stopped.stdout[-3000:]
@@ -592,8 +604,18 @@ def test_a_canary_that_serves_slower_stops_the_rollout_in_its_own_wave_and_servi
                if p["code"] == "macos_update_regression"]
     assert found["host"] == "mac1" and "with only mac1 on the new build" in found["message"] and found["fix"]
     assert disabled_jobs() == dict((h, []) for h in HOSTS) and answers()
-    accepted = update_macos(served, "-e", "macos_update_max_regression_percent=0")
+    since = len(labtools.log_lines("mac4", "shim.log"))
+    try:
+        accepted = update_macos(served, *asked, "-e", "macos_update_max_regression_percent=0")
+    finally:
+        maclab("console", "none", "mac4")
     assert builds() == dict((h, "25D60") for h in HOSTS) and answers(), accepted.stdout[-3000:]
+    assert "mac4: macOS 26.2 (25C56) -> 26.3 (25D60) with Apple's full installer" in accepted.stdout
+    argvs = [e["argv"] for e in labtools.log_lines("mac4", "shim.log")[since:]]
+    assert [a for a in argvs if "--fetch-full-installer" in a and "26.3" in a]
+    [installed] = [a for a in argvs if a[0].endswith("/Install macOS Tahoe.app/Contents/Resources/startosinstall")]
+    assert installed[1:] == ["--agreetolicense", "--forcequitapps", "--nointeraction", "--user", "admin", "--stdinpass"]
+    assert not [a for a in argvs if "--install" in a], "softwareupdate installed on mac4"
 
 
 TENSOR_SOURCE, TENSOR_NAME = "/Users/admin/staging/serve-tensor", "serve-tensor"

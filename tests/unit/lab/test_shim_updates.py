@@ -1,6 +1,8 @@
 """softwareupdate --install and the volume owners (diskutil apfs, dscl's GeneratedUID): an offered update is
 downloaded and prepared with `Downloading: n%` lines, then the host restarts into its build; a wrong password or
-an account that owns no volume fails with "Failed to authenticate"; the update-hang fault never restarts."""
+an account that owns no volume fails with "Failed to authenticate"; the update-hang fault never restarts. Apple's full
+installer: listed, fetched into /Applications, and its startosinstall (somebody at the screen, the owner's password on
+stdin) restarts the host into its build."""
 import os
 import subprocess
 import time
@@ -130,6 +132,42 @@ def test_what_an_install_refuses(offered):
         state.setdefault("faults", {})["disk_full_bytes"] = 10 * 10 ** 9
     full = install(offered, "--user", "admin", "--stdinpass")
     assert full.rc == 1 and full.err.startswith("Not enough free disk space")
+
+
+def test_a_full_installer_is_listed_fetched_and_its_startosinstall_restarts_into_its_build(offered, fake_launchd):
+    """Issue 48: a host softwareupdate offers only a newer build reaches the asked one with Apple's full installer."""
+    from ansible_collections.macops.cluster.plugins.module_utils import _softwareupdate
+    from macsim.shims import installers
+
+    with offered.edit_state() as state:
+        state["full_installers"] = [faults_settings.full_installer("26.4", "25E56"),
+                                    faults_settings.full_installer("26.3", "25D60")]
+    listed = _softwareupdate.parse_full_installers(offered.run("softwareupdate", "--list-full-installers").out)
+    assert [(e["title"], e["version"], e["build"], e["deferred"]) for e in listed] == [
+        ("macOS Tahoe", "26.4", "25E56", False), ("macOS Tahoe", "26.3", "25D60", False)]
+    assert offered.run("softwareupdate", "--fetch-full-installer", "--full-installer-version", "26.9").err == (
+        installers.NOT_FOUND)
+    fetched = offered.run("softwareupdate", "--fetch-full-installer", "--full-installer-version", "26.3")
+    assert fetched.rc == 0 and "Installing: 100.0%" in fetched.out, fetched
+    assert _softwareupdate.parse_install(fetched.out)["downloaded"]
+    tool = os.path.join(offered.fs, "Applications/Install macOS Tahoe.app/Contents/Resources/startosinstall")
+    assert os.path.islink(tool) and offered.state()["fetched_installer"]["build"] == "25D60"
+    argv = ["--agreetolicense", "--forcequitapps", "--nointeraction", "--user", "admin", "--stdinpass"]
+    env = {"MACLAB_INIT_PID": str(fake_launchd.pid)}
+    # Nobody at the screen (erase-install refuses then), a wrong password: refused, nothing staged.
+    nobody = offered.run_process("startosinstall", *argv, input=PASSWORD + "\n", env=env)
+    assert (nobody.rc, nobody.err) == (1, installers.NEEDS_LOGIN)
+    with offered.edit_state() as state:
+        state["console_user"] = "admin"
+    assert offered.run("stat", "-f", "%Su", "/dev/console").out == "admin\n"
+    wrong = offered.run_process("startosinstall", *argv, input="wrong\n", env=env)
+    assert (wrong.rc, wrong.err) == (1, installers.FAILED_AUTH) and "staged_update" not in offered.state()
+    ran = offered.run_process("startosinstall", *argv, input=PASSWORD + "\n", env=env)
+    assert ran.rc == 0 and "Preparing to run macOS Installer..." in ran.out, ran
+    assert _softwareupdate.parse_install(ran.out)["downloaded"] and PASSWORD not in ran.out
+    assert power_request(offered) == "authrestart" and wait_exit(fake_launchd, 5) == -15
+    state = offered.state()
+    assert updates.staged_boot(state) and state["os"]["build"] == "25D60" and "fetched_installer" not in state
 
 
 def test_the_hang_fault_stops_after_downloaded_without_a_restart(offered):

@@ -42,13 +42,13 @@ def planned(serving=RING, percent=10, strategy="canary_parallel"):
 ])
 def test_serving_comes_back_between_waves_only_where_it_runs_across_two_builds(serving, waves, between):
     decided = serving_between_waves(serving, waves)
-    assert decided["between_waves"] is between and decided["why"]
+    assert decided["between_waves"] is between and decided["why"].startswith(decided["reason"])
 
 
 def test_the_plan_names_the_canary_and_when_its_figure_is_compared():
     plan = update_plan(cluster(), owners(), dict(SETTINGS, serving=RING, max_regression_percent=10))
     assert plan["canary"] == {"host": "mac1", "between_waves": True, "compare": "canary", "max_regression_percent": 10.0,
-                              "why": plan["canary"]["why"]}
+                              "why": plan["canary"]["why"], "reason": "mlx-lm over ring runs over TCP across two builds"}
     rdma = update_plan(cluster(), owners(), dict(SETTINGS, serving=dict(RING, backend="jaccl"), max_regression_percent=10))
     assert (rdma["canary"]["host"], rdma["canary"]["compare"], rdma["canary"]["between_waves"]) == ("mac1", "after",
                                                                                                    False)

@@ -43,7 +43,9 @@ def test_every_node_offering_the_same_build_is_planned_canary_first():
     assert codes(plan) == [] and plan["target"]["label"] == "macOS Tahoe 26.3-25D60"
     assert plan["waves"] == [["mac1"], ["mac2", "mac3", "mac4"]]
     assert plan["nodes"]["mac2"] == {"from_version": "26.2", "from_build": "25C56", "install": True,
-                                     "filevault": False, "says": "mac2: macOS 26.2 (25C56) -> 26.3 (25D60), wave 2 of 2."}
+                                     "filevault": False, "says": "mac2: macOS 26.2 (25C56) -> 26.3 (25D60), wave 2 of 2.",
+                                     "method": "softwareupdate", "label": "macOS Tahoe 26.3-25D60",
+                                     "installer_version": None, "installer_app": None}
 
 
 def test_nodes_already_on_the_build_install_nothing_and_a_second_run_plans_nothing():
@@ -110,8 +112,62 @@ def test_a_new_mac_on_a_newer_build_than_the_target_is_named_with_the_way_to_one
             plan["problems"][0]["fix"])
     # Behind, offered only a newer build than the one asked for: not offered, and the full installer is the way.
     behind = update_plan(cluster(mac4=node([offer("26.4", "25E56")])), owners(), dict(SETTINGS, version="26.3"))
-    assert codes(behind) == [("macos_update_not_offered", "mac4")] and "--list-full-installers" in (
+    assert codes(behind) == [("macos_update_not_offered", "mac4")] and "full installer" in (
         behind["problems"][0]["fix"])
+
+
+def installers(*entries, console="admin"):
+    """node_facts' installers: Apple's full installers listed, who is at the screen."""
+    return {"offered": [{"title": "macOS Tahoe", "version": version, "build": build, "size_bytes": 18 * 10 ** 9,
+                         "deferred": deferred, "beta": False} for version, build, deferred in entries],
+            "console_user": console}
+
+
+def behind_with(listed, free_gb=200):
+    """mac4 on 26.2, offered only 26.4 by softwareupdate, listing `listed` full installers; 26.3 asked."""
+    mac4 = dict(node([offer("26.4", "25E56")], free_gb=free_gb), installers=listed)
+    return update_plan(cluster(mac4=mac4), owners(), dict(SETTINGS, version="26.3"))
+
+
+def test_a_mac_not_offered_the_asked_build_is_brought_there_with_apple_s_full_installer():
+    """Issue 48: a Mac that softwareupdate offers only a newer build installs the cluster's with the full installer
+    Apple still signs (listed, not deferred, the cluster's build), fetched first and installed in place, in its wave."""
+    plan = behind_with(installers(("26.4", "25E56", False), ("26.3", "25D60", False)))
+    assert codes(plan) == [] and plan["waves"] == [["mac1"], ["mac2", "mac3", "mac4"]]
+    mac4 = plan["nodes"]["mac4"]
+    assert (mac4["method"], mac4["label"], mac4["installer_version"], mac4["installer_app"]) == (
+        "installer", "Install macOS Tahoe 26.3-25D60", "26.3", "/Applications/Install macOS Tahoe.app")
+    assert mac4["says"] == ("mac4: macOS 26.2 (25C56) -> 26.3 (25D60) with Apple's full installer (softwareupdate "
+                            "does not offer it; fetched first, installed in place), wave 2 of 2.")
+    assert plan["nodes"]["mac2"]["method"] == "softwareupdate" and plan["target"]["label"] == "macOS Tahoe 26.3-25D60"
+    # The full installer's size, not the update's, is what its disk must hold.
+    short = behind_with(installers(("26.3", "25D60", False)), free_gb=30)
+    assert codes(short) == [("macos_update_disk_short", "mac4")] and "18.0 GB to download" in (
+        short["problems"][0]["message"])
+
+
+@pytest.mark.parametrize("listed, code, words", [
+    # Nobody at the screen: startosinstall would refuse; refused before anything changes.
+    (installers(("26.3", "25D60", False), console=None), "macos_update_installer_needs_login",
+     "startosinstall needs a user logged in"),
+    # Apple lists it deferred (erase-install leaves those out), or not at all: no way there.
+    (installers(("26.3", "25D60", True)), "macos_update_not_offered", "full installers it lists: 26.3 (25D60), deferred"),
+    (installers(), "macos_update_not_offered", "full installers it lists: none"),
+    # Another build of the version than the one the others are offered: it would split the cluster's build.
+    (installers(("26.3", "25D61", False)), "macos_update_not_offered", "is build 25D61, not the cluster's 25D60"),
+])
+def test_a_full_installer_that_cannot_bring_the_mac_there_is_refused_naming_why(listed, code, words):
+    plan = behind_with(listed)
+    assert codes(plan) == [(code, "mac4")] and words in plan["problems"][0]["message"], plan["problems"]
+
+
+def test_with_nobody_offered_the_version_the_installer_brings_the_mac_to_the_build_the_others_run():
+    """The others run 26.3 already (softwareupdate offers them nothing older): the target is their build."""
+    done = dict((host, node(version="26.3", build="25D60")) for host in HOSTS[:3])
+    done["mac4"] = dict(node([offer("26.4", "25E56")]), installers=installers(("26.3", "25D60", False)))
+    plan = update_plan(done, owners(), dict(SETTINGS, version="26.3"))
+    assert codes(plan) == [] and plan["waves"] == [["mac4"]] and plan["target"]["build"] == "25D60"
+    assert plan["nodes"]["mac4"]["method"] == "installer" and not plan["nodes"]["mac1"]["install"]
 
 
 @pytest.mark.parametrize("filevault, refused", [

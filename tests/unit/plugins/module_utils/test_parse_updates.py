@@ -74,6 +74,29 @@ def test_an_install_s_error_line_is_found(line):
     assert failed["error"] == line and failed["downloaded"]
 
 
+def test_apple_s_full_installers_carry_their_build_size_and_deferral():
+    [tahoe] = _softwareupdate.parse_full_installers(fixture("softwareupdate/list_full_installers_tahoe_26_7.txt"))
+    assert tahoe == {"title": "macOS Tahoe", "version": "26.7", "build": "25G229", "size_bytes": 17951133 * 1024,
+                     "deferred": False, "beta": False}
+    deferred = _softwareupdate.parse_full_installers(
+        "* Title: macOS Tahoe Beta, Version: 27.0, Size: 1KiB, Build: 26A5, Deferred: YES\n")
+    assert deferred[0]["deferred"] and deferred[0]["beta"] and deferred[0]["build"] == "26A5"
+    assert _softwareupdate.parse_full_installers("Finding available software\n") == []
+    with pytest.raises(ParseError):
+        _softwareupdate.parse_full_installers("Software Update found the following full installers:\n")
+
+
+def test_a_full_installer_s_fetch_downloads_and_its_startosinstall_prepares_until_the_restart():
+    fetching = _softwareupdate.parse_install("Finding available software\nInstalling: 12.5%\n")
+    assert (fetching["phase"], fetching["percent"], fetching["downloaded"]) == ("downloading", 12.5, False)
+    fetched = _softwareupdate.parse_install("Installing: 100.0%\nInstall finished successfully\n")
+    assert (fetched["phase"], fetched["downloaded"]) == ("downloaded", True)
+    preparing = _softwareupdate.parse_install("Preparing to run macOS Installer...\nPreparing: 40.0%\nPreparing: 75")
+    assert (preparing["phase"], preparing["percent"], preparing["downloaded"]) == ("preparing", 75.0, False)
+    ready = _softwareupdate.parse_install("Preparing: 99.0%\nPreparing: 100.0%\n")
+    assert (ready["phase"], ready["downloaded"]) == ("downloaded", True)
+
+
 def test_volume_owners_are_matched_by_guid_not_by_the_owner_line():
     users = _apfs_users.parse_users(fixture("diskutil_apfs/list_users_owner_and_recovery.txt"))
     assert [u["type"] for u in users] == ["Local Open Directory User", "Personal Recovery User"]
