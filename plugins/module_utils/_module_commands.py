@@ -48,6 +48,7 @@ SYSTEM_DIRS = {
     "sudo": ["/usr/bin"],
     "lsof": ["/usr/sbin"],
     "vm_stat": ["/usr/bin"],
+    "stat": ["/usr/bin"],  # BSD stat: who owns /dev/console
     "dscl": ["/usr/bin"],
     "diskutil": ["/usr/sbin"],
     # Homebrew's, on Apple silicon and then on Intel Macs.

@@ -147,9 +147,14 @@ def collect(module):
         node["updates"] = commands.parse(module, _softwareupdate.parse_list, reads.output("updates"))
     if "installers" in groups:
         console = reads.output("console").strip()  # root owns the console at the login window
-        node["installers"] = {"offered": commands.parse(module, _softwareupdate.parse_full_installers,
-                                                        reads.output("installers")),
-                              "console_user": console if console and console != "root" else None}
+        # Needed only where a node is not offered the asked version: a listing that fails (no network to Apple) is
+        # said, not fatal to the read.
+        rc, listing, stderr = reads.results["installers"]
+        node["installers"] = {
+            "offered": commands.parse(module, _softwareupdate.parse_full_installers, listing) if rc == 0 else [],
+            "error": None if rc == 0 else "softwareupdate --list-full-installers failed with exit status %d: %s" % (
+                rc, (stderr or listing).strip()),
+            "console_user": console if console and console != "root" else None}
 
     result = dict(node, changed=False)
     facts = read_user() if "user" in groups else {}

@@ -338,8 +338,8 @@ updates:
 installers:
   description:
     - C(offered), Apple's full installers this Mac can fetch (C(title), C(version), C(build), C(size_bytes),
-      C(deferred), C(beta)), newest first; C(console_user), who is logged in at the Mac's screen (null at the login
-      window).
+      C(deferred), C(beta)), newest first (none when the listing failed, C(error) then says why); C(console_user), who
+      is logged in at the Mac's screen (null at the login window).
   returned: when C(installers) is gathered
   type: dict
 files:

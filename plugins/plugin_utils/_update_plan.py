@@ -107,7 +107,7 @@ def installer_app(entry):
 def _not_offered(host, running, version, facts):
     offers = ", ".join(u["label"] for u in macos_updates(facts)) or "no macOS update"
     read = facts.get("installers")
-    listed = "; Apple's full installers it lists: %s" % (", ".join(
+    listed = "; Apple's full installers it lists: %s" % (read.get("error") or ", ".join(
         "%s (%s)%s" % (e.get("version"), e.get("build"), ", deferred" if e.get("deferred") else "")
         for e in read.get("offered") or []) or "none") if isinstance(read, dict) else ""
     return problem("macos_update_not_offered", "%s runs macOS %s (%s) and does not offer %s (it offers %s%s)." % (

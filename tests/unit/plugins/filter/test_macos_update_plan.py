@@ -153,6 +153,9 @@ def test_a_mac_not_offered_the_asked_build_is_brought_there_with_apple_s_full_in
     # Apple lists it deferred (erase-install leaves those out), or not at all: no way there.
     (installers(("26.3", "25D60", True)), "macos_update_not_offered", "full installers it lists: 26.3 (25D60), deferred"),
     (installers(), "macos_update_not_offered", "full installers it lists: none"),
+    # The listing failed (no network to Apple): said in the refusal, the read itself did not fail.
+    (dict(installers(), error="softwareupdate --list-full-installers failed with exit status 1: Can't connect"),
+     "macos_update_not_offered", "full installers it lists: softwareupdate --list-full-installers failed"),
     # Another build of the version than the one the others are offered: it would split the cluster's build.
     (installers(("26.3", "25D61", False)), "macos_update_not_offered", "is build 25D61, not the cluster's 25D60"),
 ])

@@ -181,6 +181,22 @@ def test_updates(monkeypatch, capsys):
     assert none["updates"] == []
 
 
+def test_installers_lists_apple_s_full_installers_and_who_is_at_the_screen(monkeypatch, capsys):
+    """Issue 48: read when a version is asked; a listing that fails (no network to Apple) is said, not fatal."""
+    listed = ok("softwareupdate/list_full_installers_tahoe_26_7.txt")
+    listing, console = ("/usr/sbin/softwareupdate", "--list-full-installers"), ("/usr/bin/stat", "-f", "%Su",
+                                                                                "/dev/console")
+    result, _calls = run_module(monkeypatch, capsys, node_facts.main, {"gather": ["installers"]},
+                                studio({listing: listed, console: (0, "admin\n", "")}))
+    assert result["installers"] == {"offered": [{"title": "macOS Tahoe", "version": "26.7", "build": "25G229",
+                                                 "size_bytes": 17951133 * 1024, "deferred": False, "beta": False}],
+                                    "error": None, "console_user": "admin"}
+    failed, _calls = run_module(monkeypatch, capsys, node_facts.main, {"gather": ["installers"]},
+                                studio({listing: (1, "", "Can't connect to the server\n"), console: (0, "root\n", "")}))
+    assert failed.get("failed") is None and failed["installers"]["offered"] == [] and failed["installers"][
+        "console_user"] is None and "Can't connect" in failed["installers"]["error"]
+
+
 def test_a_failing_required_read_fails(monkeypatch, capsys):
     result, _calls = run_module(monkeypatch, capsys, node_facts.main, {},
                                 studio({tuple(FDESETUP): (1, "", "fdesetup: not permitted\n")}))
