@@ -90,6 +90,7 @@ SURVEYS = {
         "description": "deploy-model.yml: place a model across the cluster and give each node exactly its files, "
                        "over the Thunderbolt cables.",
         "questions": [
+            ("deploy_model_state", "Deploy the model, or remove it from every node (absent)?", {}),
             ("deploy_model_source_host", "Node that holds the model (inventory name)", {"required": True}),
             ("deploy_model_source", "Model directory on that node", {}),
             ("deploy_model_hub_id", "Or: Hugging Face id to download there first (org/name)", {}),
@@ -136,6 +137,17 @@ SURVEYS = {
             ("doctor_check_ssh", "Check SSH from every node to every other?", {}),
             ("doctor_mlx_smoke", "Also run MLX's all_sum smoke over the ring?", {}),
             ("doctor_node_timeout", "Seconds each node's sweep may take", {}),
+        ],
+    },
+    "support-bundle": {
+        "playbook": "support-bundle.yml",
+        "name": "Collect a support bundle",
+        "description": "support-bundle.yml: what every node printed, its state files and logs and the last reports in "
+                       "one redacted archive (artifacts/support) to hand a failure over.",
+        "questions": [
+            ("support_bundle_redact_names", "Also replace node names, addresses and the SSH user?", {}),
+            ("support_bundle_updates", "Also ask softwareupdate for pending updates (needs the internet)?", {}),
+            ("support_bundle_tail_kib", "KiB kept from the end of each log", {}),
         ],
     },
 }

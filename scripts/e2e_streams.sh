@@ -4,7 +4,8 @@
 #   lab 0: site.yml and the playbooks on the lab it converges (kept up with MACLAB_KEEP_UP=1);
 #   lab 2: serve-model.yml and the day-2 operations on a lab one site.yml run converges (taken down when
 #          it ends);
-#   lab 3: reboot-cluster.yml's suite on a lab of its own shape (taken down when it ends);
+#   lab 3: reboot-cluster.yml's suite on a lab of its own shape, then support-bundle.yml's (a bundle and its
+#          replay; taken down when it ends);
 #   then, with E2E_AFTER_LAB1, a command on lab 1 (make test: molecule and the benchmark smoke runs).
 # The run is CPU-bound, so what counts is that no core idles until the last stream ends: the short reboot
 # suite runs beside the three long streams from the start rather than after one of them, where it ran
@@ -44,7 +45,7 @@ lab1=$!
 lab0=$!
 ( export MACLAB_ID=2 MACLAB_KEEP_UP=0; pytest_run lab2 tests/e2e/serve 2>&1 | sed -u 's/^/[lab 2] /' ) &
 lab2=$!
-( export MACLAB_ID=3 MACLAB_KEEP_UP=0; pytest_run lab3 tests/e2e/reboot 2>&1 | sed -u 's/^/[lab 3] /' ) &
+( export MACLAB_ID=3 MACLAB_KEEP_UP=0; pytest_run lab3 tests/e2e/reboot tests/e2e/bundle 2>&1 | sed -u 's/^/[lab 3] /' ) &
 lab3=$!
 wait "$lab1"; status1=$?
 wait "$lab0"; status0=$?

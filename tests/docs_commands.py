@@ -20,7 +20,13 @@ the tree at root:
   is in an argument spec; every name in backticks with such a prefix is in an argument spec or is a
   word of the code (a fact, problem code, tag, file, check name), so a rename in the code alone fails;
 - every repository path in backticks and every relative link exists;
-- the example commands in the header comments of the collection's playbooks are checked as the blocks are.
+- the example commands in the header comments of the collection's playbooks are checked as the blocks are;
+- each `ansible-playbook` command line goes through its playbook's own input check (its first task,
+  macops.cluster.validate_inputs: the roles' argument specs and input rules, the collection's validator run here in
+  this process), with the roles' defaults, the example inventory's settings (inventories/example/group_vars) and
+  the command's `-e` values; `-e @vault.yml` brings the documented vault's variables (the YAML block of the docs that
+  starts `# vault.yml`) and needs a vault password option (`--ask-vault-pass`, `-J`, `--vault-password-file`,
+  `--vault-id`): a command shown that its input check would refuse is a finding, with the refusal.
 """
 import fnmatch
 import glob
@@ -160,6 +166,7 @@ class Tree:
                 if line.strip() and not line.startswith("#"):
                     self.ignored.append(line.strip().strip("/"))
         self._become = {}
+        self._vault, self._example, self._specs = None, None, None
 
     def module_options(self, name):
         """The options a module of the collection documents."""
@@ -192,6 +199,55 @@ class Tree:
         path = os.path.join(self.root, name)
         return path if name.endswith((".yml", ".yaml")) and os.path.isfile(path) else None
 
+    @property
+    def vault(self):
+        """The documented vault's variables: the first YAML block of the docs that starts `# vault.yml`."""
+        if self._vault is None:
+            self._vault = {}
+            for name in doc_files(self.root):
+                with open(os.path.join(self.root, name)) as handle:
+                    for _line, lang, body, _runnable in blocks(handle.read()):
+                        if lang in ("yaml", "yml") and body.lstrip().startswith("# vault.yml") and not self._vault:
+                            self._vault = yaml.safe_load(body) or {}
+        return self._vault
+
+    def input_refusals(self, shim, values):
+        """The refusals of the playbook's own input check (its first task's roles) for these `-e` values, over the
+        roles' plain defaults and the example inventory's settings: [] when it would pass, or when the playbook's
+        first task is not the input check (nothing to ask)."""
+        surveys = _awx_surveys(self.root)
+        try:
+            check = surveys.first_check(os.path.basename(shim))
+        except (SystemExit, KeyError, IndexError, TypeError, OSError):
+            return []
+        given = dict(self.example_settings)
+        given.update(values)
+        problems = surveys.refusals(self.specs, check, given, macs=self.example_hosts)
+        return ["%s (%s)" % (p["message"], p["code"]) for p in problems if p["severity"] == "error"]
+
+    @property
+    def example_settings(self):
+        """The plain values the example inventory's group_vars set (what `inventories/mine` starts as)."""
+        if self._example is None:
+            self._example = {}
+            for path in sorted(glob.glob(os.path.join(self.root, "inventories", "example", "group_vars", "*", "*.yml"))):
+                for name, value in (load_yaml(path) or {}).items():
+                    if "{{" not in str(value):
+                        self._example[name] = value
+        return self._example
+
+    @property
+    def example_hosts(self):
+        """The example inventory's Macs (the names the docs' commands use)."""
+        hosts = ((load_yaml(os.path.join(self.root, "inventories", "example", "hosts.yml")) or {}).get("macs") or {})
+        return sorted(hosts.get("hosts") or {}) or None
+
+    @property
+    def specs(self):
+        if self._specs is None:
+            self._specs = _awx_surveys(self.root).load_specs()
+        return self._specs
+
     def uses_become(self, playbook):
         """Whether a playbook, the playbooks it imports or the roles they run use become."""
         if playbook not in self._become:
@@ -208,6 +264,37 @@ class Tree:
                     found = found or "become: true" in open(task_file).read()
             self._become[playbook] = found
         return self._become[playbook]
+
+
+VAULT_PASSWORD = ("--ask-vault-pass", "--ask-vault-password", "-J", "--vault-password-file", "--vault-id")
+
+
+def _awx_surveys(root):
+    """scripts/awx_surveys.py: the playbook's first check and the collection's validator, as the surveys use them."""
+    if "awx_surveys" not in _LOADED:
+        import importlib.util
+        spec = importlib.util.spec_from_file_location("awx_surveys", os.path.join(root, "scripts", "awx_surveys.py"))
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        _LOADED["awx_surveys"] = module
+    return _LOADED["awx_surveys"]
+
+
+_LOADED = {}
+
+
+def extra_values(value, vault):
+    """{variable: value} an `-e` value sets (@vault.yml: the documented vault's variables; another @file: none)."""
+    if value.startswith("@"):
+        return dict(vault) if os.path.basename(value[1:]) == "vault.yml" else {}
+    stripped = value.strip()
+    if stripped.startswith("{"):
+        try:
+            data = yaml.safe_load(stripped)
+        except yaml.YAMLError:
+            return {}
+        return data if isinstance(data, dict) else {}
+    return dict(pair.split("=", 1) for pair in shlex.split(value) if "=" in pair)
 
 
 def extra_vars(value):
@@ -247,6 +334,8 @@ def check_ansible(tree, argv, where, lab_doc=False):
     """The findings of one ansible or ansible-playbook command line (lab_doc: a command of the lab's own
     documentation, meant for the lab's inventory, which ansible.cfg names)."""
     found = []
+    shown_refused = argv[-2:] == ["#", "refused"]
+    argv = argv[:-2] if shown_refused else argv
     opts, positional = options(argv)
     playbook = None
     if argv[0] == "ansible-playbook":
@@ -267,6 +356,22 @@ def check_ansible(tree, argv, where, lab_doc=False):
         for tag in (value or "").split(","):
             if tag not in tree.tags:
                 found.append("%s: no task has the tag %s" % (where, tag))
+    vaults = [value for value in opts.get("-e", []) + opts.get("--extra-vars", [])
+              if (value or "").startswith("@") and os.path.basename(value[1:]) == "vault.yml"]
+    if vaults and not any(option in opts for option in VAULT_PASSWORD):
+        found.append("%s: -e %s without a vault password option (--ask-vault-pass, -J or --vault-password-file): "
+                     "ansible-playbook cannot read the encrypted file" % (where, vaults[0]))
+    # `...` stands for the options of the line before: nothing to check alone. A command shown to be refused says so
+    # (`# refused` after it) and must be.
+    if playbook is not None and "..." not in argv:
+        values = {}
+        for value in opts.get("-e", []) + opts.get("--extra-vars", []):
+            values.update(extra_values(value or "", tree.vault))
+        refusals = tree.input_refusals(names[0], values)
+        if shown_refused:
+            found += [] if refusals else ["%s: shown as refused, but its input check passes it" % where]
+        else:
+            found += ["%s: its input check refuses it: %s" % (where, refusal) for refusal in refusals]
     become = playbook is not None and tree.uses_become(playbook) or "-b" in opts or "--become" in opts
     if become and not any(option in opts for option in BECOME_PASSWORD):
         found.append("%s: %s uses become but the command passes no become password (--ask-become-pass, or a vault "

@@ -64,6 +64,9 @@ update-slows HOST PERCENT  the build HOST's next macOS install boots is slower: 
                      paused PERCENT % of each tenth of a second, until `fault clear`
 serve-stopped HOST   serve-model.yml's job on HOST booted out: its rank does not run
 serve-hung HOST      HOST's serving rank stopped (SIGSTOP): alive, but every collective waits on it
+serve-client-blocked HOST PORT
+                     the controller's packets to HOST's TCP PORT dropped (serving's firewall as a run from
+                     another controller left it)
 port-taken HOST PORT another program on HOST listens on TCP PORT (every address)
 memory-used HOST GB  other programs on HOST hold GB of memory (vm_stat: active pages, not free)
 clear                undo all faults
@@ -92,7 +95,13 @@ def _parser():
     up.add_argument("--name", default="lab", help="lab name; identities derive from it")
     up.add_argument("--ssh-timeout", type=float, default=30.0)
     up.add_argument("--skip-selfcheck", action="store_true", help="development only")
+    up.add_argument("--from-bundle", metavar="BUNDLE",
+                    help="a support bundle (support-bundle.yml): as many hosts as its nodes, each printing what its "
+                         "node printed (maclab replay)")
 
+    replaying = sub.add_parser("replay", help="the hosts print what a support bundle's nodes printed")
+    replaying.add_argument("bundle", nargs="?", help="the support bundle (.tar.gz)")
+    replaying.add_argument("--clear", action="store_true", help="the lab's own answers again")
     sub.add_parser("down", help="remove the lab, also after a crash (idempotent)")
     status = sub.add_parser("status")
     status.add_argument("--json", action="store_true")
@@ -167,11 +176,21 @@ def main(argv=None):
     paths = layout.Paths(args.root)
     try:
         if args.verb == "up":
-            plan = labmod.plan(args.name, args.nodes, args.topology,
+            from . import replay
+            nodes = replay.bundle_size(args.from_bundle) if args.from_bundle else args.nodes
+            plan = labmod.plan(args.name, nodes, args.topology,
                                args.profiles.split(",") if args.profiles else None,
                                args.link_rate, args.boot_seconds, _os_info(args.macos),
                                rdma=args.rdma == "on", spare=args.spare)
             labmod.up(paths, plan, ssh_timeout=args.ssh_timeout, selfcheck_enabled=not args.skip_selfcheck)
+            if args.from_bundle:
+                print(replay.replay(paths, args.from_bundle, [h["name"] for h in labmod.load(paths)["hosts"]]))
+        elif args.verb == "replay":
+            from . import replay
+            hosts = [h["name"] for h in labmod.load(paths)["hosts"]]
+            if not args.clear and not args.bundle:
+                raise ValueError("replay: give a support bundle, or --clear")
+            print(replay.clear(paths, hosts) if args.clear else replay.replay(paths, args.bundle, hosts))
         elif args.verb == "down":
             labmod.down(paths)
         elif args.verb == "status":

@@ -2,11 +2,13 @@
 `launchctl bootout` or a job that launchd gave up on: its rank does not run) and a hung rank (its process
 stopped with SIGSTOP, alive to every process list while every collective waits on it: mlx #4475, mlx-lm
 #1493); another program listening on a port serving needs; memory other programs hold (vm_stat shows it
-active). `undo` is what `fault clear` does for each."""
+active); the endpoint's port closed to the controller (serve-client-blocked: the serving anchor as a run from another
+controller left it, dropping this one's packets). `undo` is what `fault clear` does for each."""
 import json
 import signal
 import subprocess
 
+from . import layout
 from .faultbase import FaultError, edit_state, launchd_hostpid, launchd_request, record, signals_lock
 
 # The serve role's defaults (serve_launchd_label, serve_dir), which the lab's inventory keeps.
@@ -88,6 +90,26 @@ def fault_memory_used(paths, host, gigabytes):
     return "%s: %s GB held by other programs (vm_stat: active, not free)" % (host, gigabytes)
 
 
+# The controller's packets to the endpoint's port dropped in HOST's own network namespace, as pf drops a client
+# outside <macops_serve_clients> (serving's anchor written by a run from another controller: AWX on another subnet).
+CLIENT_BLOCK_TABLE = "maclab_serve_client_block"
+
+
+def fault_serve_client_blocked(paths, host, port):
+    if not str(port).isdigit() or not 0 < int(port) < 65536:
+        raise FaultError("serve-client-blocked: %r is not a TCP port" % port)
+    script = ("add table inet {table}\n"
+              "add chain inet {table} input {{ type filter hook input priority 0; policy accept; }}\n"
+              "add rule inet {table} input ip saddr {controller} tcp dport {port} drop\n").format(
+                  table=CLIENT_BLOCK_TABLE, controller=layout.CONTROLLER_IP, port=int(port))
+    done = subprocess.run(["ip", "netns", "exec", layout.netns(host), "nft", "-f", "-"], input=script,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    if done.returncode != 0:
+        raise FaultError("%s: nft could not add the rule: %s" % (host, done.stderr.strip()))
+    record(paths, "serve-client-blocked", [host, str(port)])
+    return "%s: TCP %s from the controller (%s) dropped" % (host, port, layout.CONTROLLER_IP)
+
+
 def undo(paths, kind, host, saved):
     """Put back what fault ``kind`` replaced on ``host``; False for a kind this module does not know."""
     if kind == "serve-stopped":
@@ -100,6 +122,9 @@ def undo(paths, kind, host, saved):
             _signal_in_host(paths, host, saved, signal.SIGTERM)
         except FaultError:
             pass  # the host rebooted meanwhile, which ended it
+    elif kind == "serve-client-blocked":
+        subprocess.run(["ip", "netns", "exec", layout.netns(host), "nft", "delete", "table", "inet",
+                        CLIENT_BLOCK_TABLE], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     elif kind == "serve-hung":
         try:
             _signal_in_host(paths, host, saved, signal.SIGCONT)
@@ -111,4 +136,5 @@ def undo(paths, kind, host, saved):
 
 
 KINDS = {"serve-stopped": (1, fault_serve_stopped), "serve-hung": (1, fault_serve_hung),
-         "port-taken": (2, fault_port_taken), "memory-used": (2, fault_memory_used)}
+         "port-taken": (2, fault_port_taken), "memory-used": (2, fault_memory_used),
+         "serve-client-blocked": (2, fault_serve_client_blocked)}

@@ -25,7 +25,7 @@ from ansible_collections.macops.cluster.plugins.plugin_utils._cabling_render imp
 from ansible_collections.macops.cluster.plugins.plugin_utils._deploy_section import deploy_section
 from ansible_collections.macops.cluster.plugins.plugin_utils._serve_section import serve_problems, serve_section
 from ansible_collections.macops.cluster.plugins.plugin_utils._update_section import update_problems, update_section
-from ansible_collections.macops.cluster.plugins.plugin_utils._report_files import report_files, write_file
+from ansible_collections.macops.cluster.plugins.plugin_utils._report_files import keep_run, report_files, write_file
 from ansible_collections.macops.cluster.plugins.plugin_utils._report_inputs import (nodes_from_hostvars, plain,
                                                                                     problems_from_hostvars,
                                                                                     sections_from_hostvars)
@@ -46,6 +46,7 @@ ARGUMENT_SPEC = dict(
     benchmark_report=dict(type="path"),
     count_as_change=dict(type="bool", default=True),
     write=dict(type="bool", default=True),
+    keep=dict(type="int", default=0),
     deploy=dict(type="dict"),
     serve=dict(type="dict"),
     update=dict(type="dict"),
@@ -195,6 +196,9 @@ class ActionModule(ActionBase):
                 if not self._task.check_mode:
                     os.unlink(path)
 
+        if write and not self._task.check_mode:
+            # The run's own copy beside the latest, as history: not managed state, so not a change.
+            keep_run(root, files, args["keep"], datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ"))
         # A report that is new at every run (doctor.yml's carries the time of its sweep) is the run's
         # output, not managed state: with count_as_change false the run still reports changed=0.
         result.update(changed=bool(changed or removed) and args["count_as_change"], path=root, verdict=model["verdict"],

@@ -94,13 +94,30 @@ def execute(argv, timeout=None, stdin_text=None):
     return process.returncode, _text(stdout), _text(stderr)
 
 
+# Where result_of() notes every command it runs and what it printed, while a module records (node_facts' record:
+# the support bundle's raw output of every command the collection reads). None: nothing is noted.
+RECORDED = None
+_RECORD_LOCK = threading.Lock()
+
+
+def start_recording():
+    """From now on, result_of() notes each command: {argv, rc, stdout, stderr}, in the order they end."""
+    global RECORDED
+    RECORDED = []
+    return RECORDED
+
+
 def result_of(argv, timeout=READ_TIMEOUT_SECONDS, stdin_text=None):
     """execute()'s result; a command that cannot start gives exit status 127 with the error as
     stderr, so a caller in a thread never raises (fail_json there cannot end the module)."""
     try:
-        return execute(argv, timeout) if stdin_text is None else execute(argv, timeout, stdin_text=stdin_text)
+        result = execute(argv, timeout) if stdin_text is None else execute(argv, timeout, stdin_text=stdin_text)
     except OSError as exc:
-        return 127, "", "cannot run %s: %s" % (argv[0], exc)
+        result = 127, "", "cannot run %s: %s" % (argv[0], exc)
+    if RECORDED is not None and stdin_text is None:  # a command given stdin may be given a secret: not noted
+        with _RECORD_LOCK:
+            RECORDED.append({"argv": list(argv), "rc": result[0], "stdout": result[1], "stderr": result[2]})
+    return result
 
 
 def follow(argv, stdin_text, on_output):

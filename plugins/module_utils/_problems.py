@@ -107,7 +107,7 @@ REGISTRY = {
         "Install what the message names on the Mac as the admin user (rustup: curl https://sh.rustup.rs, then "
         "`rustup toolchain install nightly`; node: `brew install node`), or install exo without building it: "
         "exo_package_spec from your package index with built wheels, exo_install_method app, or exo_install "
-        "false with exo_program; or leave exo out of the run (--skip-tags exo)."),
+        "false with exo_program; or run an MLX-only cluster without exo (macops_exo_enabled false)."),
     "node_python_unusable": _code(
         ERROR, "preflight",
         "The node answers SSH but has no Python Ansible can use (a fresh Mac without the Command Line Tools: "
@@ -157,7 +157,7 @@ REGISTRY = {
         "Connect the free ports the message names, or, when a Mac has no free port, use a ring (jaccl-ring)."),
     "tb_cabling_differs": _code(
         ERROR, "topology",
-        "The declared cabling (macops_tb_declared_cabling) and the cables found differ: a missing, extra, "
+        "The declared cabling (macops_tb_cabling) and the cables found differ: a missing, extra, "
         "swapped or moved cable, or a declared host without facts.",
         "Connect, unplug or move the plug the message names, or correct the declared cabling."),
     "tb_address_renumbered": _code(
@@ -346,7 +346,8 @@ REGISTRY = {
     "reboot_boot_session_unchanged": _code(
         ERROR, "reboot",
         "The node answered after the reboot with its old boot session: it did not reboot.",
-        "Read /var/log/system.log on the Mac and reboot it by hand."),
+        "Read why at the Mac in macOS's unified log (`log show --last 1h --predicate 'eventMessage CONTAINS "
+        "\"shutdown\"'`) and reboot it by hand."),
     "reboot_wired_limit_not_applied": _code(
         ERROR, "reboot",
         "After the reboot iogpu.wired_limit_mb differs from what the gpu_memory LaunchDaemon sets at boot.",
@@ -360,6 +361,14 @@ REGISTRY = {
         ERROR, "reboot",
         "exo is not healthy after the reboot (not running, API silent, or nodes missing from /state).",
         "Read /Library/Logs/macops/exo.log; `sudo launchctl kickstart -k system/org.macops.exo`."),
+    # First contact (known-hosts.yml): the control machine's known_hosts.
+    "ssh_host_key_changed": _code(
+        ERROR, "preflight",
+        "A node shows another SSH host key than the one the control machine's known_hosts pins for its address: the "
+        "Mac was reinstalled or replaced, or something else answers at that address. Nothing was written for it.",
+        "Compare the fingerprint known-hosts.yml shows with `ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub` at the "
+        "Mac; if they match (a reinstalled Mac), remove the old entry (`ssh-keygen -R ADDRESS`) and run known-hosts.yml "
+        "with -e known_hosts_confirm=true again."),
     # Report: what the report derives from the nodes' data (plugins/plugin_utils/_report_model.py).
     "node_unreachable": _code(
         ERROR, "report",

@@ -65,6 +65,15 @@ SERVE_CODES = {
         "The supervisor restarts every rank once nothing has moved for serve_stall_timeout (no generation step, no "
         "byte of any answer); if it persists, run serve-model.yml with serve_state=restarted and read each rank's "
         "serve_log_dir/rank.log; on JACCL, reboot (reboot-cluster.yml)."),
+    "serve_unreachable": registry_entry(
+        ERROR, "serve",
+        "The controller could not connect to the served endpoint at all (refused, no route, or a connect that timed "
+        "out): no server saw the request, so this is not a hung or busy model. The serving firewall admits "
+        "serve_allowed_networks (empty: firewall_management_networks) and the address of the controller that last "
+        "ran serve-model.yml; a controller elsewhere (AWX, CI, a laptop on another subnet) is blocked.",
+        "Add the controller's network to serve_allowed_networks (or firewall_management_networks) and run "
+        "serve-model.yml from it; if the address is allowed, check that rank 0's node is up (doctor.yml) and that "
+        "the endpoint's address is the node's management address."),
     "serve_not_ready": registry_entry(
         ERROR, "serve",
         "The endpoint gave no one-token completion within serve_ready_timeout, or the supervisor stopped every rank "

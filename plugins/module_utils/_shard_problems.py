@@ -46,7 +46,7 @@ SHARD_CODES = {
         "The installed mlx-lm cannot split this model's layers over this many ranks safely: before 0.32.0 a "
         "layer count that does not divide by the rank count silently loses layers, and such versions take no "
         "explicit split.",
-        "Upgrade mlx-lm to 0.32.0 or later (site.yml's macops_mlx_lm_version), or deploy to a node count that "
+        "Upgrade mlx-lm to 0.32.0 or later (site.yml's macops_mlx_lm_package_spec), or deploy to a node count that "
         "divides the layer count (the message names the lost layers)."),
     "shard_tensor_indivisible": registry_entry(
         ERROR, "model_shard",

@@ -166,6 +166,13 @@ options:
         RV(section_lines), so a run with its report turned off still has its one verdict.
     type: bool
     default: true
+  keep:
+    description:
+      - Also copy this run's C(report.json), C(report.md) and C(index.html) to C(runs/TIME/) in O(dest) and keep the
+        newest this many runs there (an AWX job's or a nightly sweep's report is otherwise overwritten by the next).
+        The copies are history, not a change. V(0) keeps none.
+    type: int
+    default: 0
   fail_on:
     description: Verdicts (C(degraded), C(failed)) that fail the task once the report is written.
     type: list

@@ -120,6 +120,13 @@ options:
     description: The oldest macOS with RDMA over Thunderbolt, for C(rdma).
     type: str
     default: "26.2"
+  record:
+    description:
+      - Also return RV(recorded), every command the reads ran and exactly what it printed (the support bundle's raw
+        output, which C(lab/maclab replay) makes a lab host print again). Use C(no_log) on such a task, the output
+        holds serial numbers.
+    type: bool
+    default: false
   mac:
     description:
       - A C(macops_mac) fact read earlier (by this module's C(mac) group or M(macops.cluster.system_profiler)),
@@ -335,6 +342,13 @@ updates:
   returned: when C(updates) is gathered
   type: list
   elements: dict
+recorded:
+  description:
+    - With O(record), each command the reads ran (C(argv)), its exit status (C(rc)), C(stdout) and C(stderr), in the
+      order they ended.
+  returned: when O(record) is true
+  type: list
+  elements: dict
 installers:
   description:
     - C(offered), Apple's full installers this Mac can fetch (C(title), C(version), C(build), C(size_bytes),
@@ -451,6 +465,7 @@ ansible_facts:
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.macops.cluster.plugins.module_utils import _module_commands as commands
 from ansible_collections.macops.cluster.plugins.module_utils._node_collect import collect
 from ansible_collections.macops.cluster.plugins.module_utils._parsing import ParseError
 
@@ -507,11 +522,16 @@ def main():
                 names=dict(type="list", elements="str", default=[]),
             )),
             set_facts=dict(type="bool", default=False),
+            record=dict(type="bool", default=False),
         ),
         supports_check_mode=True,
     )
+    recorded = commands.start_recording() if module.params["record"] else None
     try:
-        module.exit_json(**collect(module))
+        result = collect(module)
+        if recorded is not None:
+            result["recorded"] = recorded
+        module.exit_json(**result)
     except ParseError as exc:  # a parser reached outside commands.parse (none should): still a clean failure
         module.fail_json(msg=str(exc))
 

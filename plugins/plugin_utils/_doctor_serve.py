@@ -13,6 +13,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.macops.cluster.plugins.module_utils._problems import problem
+from ansible_collections.macops.cluster.plugins.plugin_utils._serve_reach import unreachable_problem
 
 
 def _read(node, path):
@@ -55,6 +56,9 @@ def _endpoint(host, serve, config, supervisor):
     status = answer.get("status")
     if status == 200:
         return True, "%s answered a one-token completion through %s" % (config.get("model"), url), None
+    unreachable = unreachable_problem(answer, url, host, str(config["endpoint"]["port"]))
+    if unreachable:  # never connected: the firewall or a node down, not a hung server
+        return False, "could not connect to %s: %s" % (url, unreachable["details"]["error"]), unreachable
     state = (answer.get("json") or {}).get("state") if isinstance(answer.get("json"), dict) else None
     if status == -1 and "timed out" in str(answer.get("msg") or "") and _busy(supervisor):
         return True, "%s is busy: %d request(s) in flight and moving, so doctor.yml's completion waited in its queue " \

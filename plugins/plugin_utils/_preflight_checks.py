@@ -113,7 +113,8 @@ def _tool_checks(host, node, tools, needs):
             "%s lacks %s; %s, so its install would fail." % (host, " and ".join(names[tool] for tool in missing),
                                                              needs["rust"]),
             "On %s as the admin user: %s. Or install exo without building it: exo_package_spec from your package "
-            "index with built wheels, exo_install_method app, or leave exo out (--skip-tags exo)."
+            "index with built wheels, exo_install_method app, or an MLX-only cluster without exo "
+            "(macops_exo_enabled false)."
             % (host, "; ".join({"rust": "curl https://sh.rustup.rs | sh, then `rustup toolchain install nightly`",
                                 "node": "`brew install node`"}[tool] for tool in missing)), host))
     return results

@@ -17,6 +17,9 @@ from ._report_render import render_html, render_markdown
 from ._svg_cabling import cabling_svg
 
 GRAPHVIZ_FILE = "cabling-graphviz.svg"
+# Each run's report beside the latest: runs/<UTC time>/ with these files, the newest `keep` of them.
+RUNS_DIR = "runs"
+RUN_FILES = ("report.json", "report.md", "index.html")
 
 
 def write_file(path, text):
@@ -60,3 +63,22 @@ def report_files(model, topology, graphviz_svg=None):
         else:
             stale.append("hostfiles/%s.json" % backend)
     return files, stale
+
+
+def keep_run(root, files, keep, stamp):
+    """This run's report.json, report.md and index.html copied to root/runs/STAMP/ (an AWX job's or a nightly
+    doctor's reports otherwise overwrite each other), then only the newest `keep` runs left; the runs removed.
+    `keep` 0 keeps none (and removes none)."""
+    if keep <= 0:
+        return []
+    runs = os.path.join(root, RUNS_DIR)
+    for name in RUN_FILES:
+        if name in files:
+            write_file(os.path.join(runs, stamp, name), files[name])
+    kept = sorted(name for name in os.listdir(runs) if os.path.isdir(os.path.join(runs, name)))
+    removed = kept[:-keep]
+    for name in removed:
+        for entry in os.listdir(os.path.join(runs, name)):
+            os.unlink(os.path.join(runs, name, entry))
+        os.rmdir(os.path.join(runs, name))
+    return removed

@@ -13,6 +13,7 @@ __metaclass__ = type
 from ansible_collections.macops.cluster.plugins.module_utils._problems import problem
 
 from ._report_sections import section, table
+from ._serve_reach import unreachable_problem
 
 RANK_COLUMNS = ("rank", "node", "layers", "count", "model path")
 
@@ -35,7 +36,8 @@ def _answer_error(answer):
 
 
 def serve_problems(serve):
-    """serve_not_ready when the run asked for the model and no completion came (the leader's last failure), or when
+    """serve_unreachable when the controller could not connect to the endpoint at all (the firewall, a node down);
+    serve_not_ready when the run asked for the model and no completion came (the leader's last failure), or when
     the first completion came and the timed one after it failed (the model did not stay up)."""
     ready, measured = serve.get("ready") or {}, serve.get("measured") or {}
     if serve.get("state") == "stopped" or serve.get("check_mode"):
@@ -45,6 +47,9 @@ def serve_problems(serve):
     failure = (status.get("last_failure") or {}).get("message")
     supervisor = "supervisor: %s%s" % (status.get("state") or (ready.get("json") or {}).get("state") or "unknown",
                                        "; last failure: %s" % failure if failure else "")
+    unreachable = unreachable_problem(ready, url, plan.get("leader"))
+    if unreachable:
+        return [unreachable]
     if ready.get("status") != 200:
         return [problem("serve_not_ready", "%s gave no completion through %s (%s)." % (name, url, supervisor),
                         host=plan.get("leader"))]

@@ -29,6 +29,28 @@ def log_call(host, argv, rc):
         pass
 
 
+REPLAY_FILE = "replay.json"
+
+
+def replay_key(name, args):
+    """A command as the replay file keys it: its name (not its directory: the bundle's node found it where macOS
+    keeps it, the lab may answer from another) and its arguments."""
+    return json.dumps([name] + list(args))
+
+
+def replay_answer(host, name, args):
+    """{rc, stdout, stderr} a support bundle recorded for this command on this host, or None (no replay, or a
+    command the bundle did not record: the lab's own answer)."""
+    path = os.path.join(host.dir, REPLAY_FILE)
+    if not os.path.exists(path):
+        return None
+    try:
+        with open(path) as handle:
+            return json.load(handle).get(replay_key(name, args))
+    except (OSError, ValueError):
+        return None
+
+
 def main(argv=None):
     argv = list(sys.argv if argv is None else argv)
     name = os.path.basename(argv[0])
@@ -43,6 +65,13 @@ def main(argv=None):
         err("macsim shim: unknown command {}; known: {}\n".format(name, " ".join(sorted(registry.commands()))))
         return 127
     host = Host()
+    replayed = replay_answer(host, name, args)
+    if replayed is not None:  # `maclab replay`: what a real node printed for this command, from its support bundle
+        out(replayed["stdout"])
+        err(replayed["stderr"])
+        sys.stdout.flush()
+        log_call(host, argv, replayed["rc"])
+        return replayed["rc"]
     try:
         rc = handler(host, args)
     except Fail as failure:

@@ -47,5 +47,6 @@ def lab_shape():
 
 @pytest.fixture(scope="session")
 def converged(site):
-    site("--skip-tags", "exo")
+    # An MLX-only cluster by the one switch (issue 49): no exo installed, no build tools asked for.
+    site("-e", '{"macops_exo_enabled": false}')
     return {}

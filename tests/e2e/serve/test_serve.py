@@ -211,22 +211,26 @@ def reaches_endpoint_from(host):
 
 
 @pytest.mark.parametrize("fault, host, code", [("serve-stopped", "mac3", "serve_rank_stopped"),
-                                               ("serve-hung", "mac2", "serve_hung")])
+                                               ("serve-hung", "mac2", "serve_hung"),
+                                               ("serve-client-blocked", "mac1", "serve_unreachable")])
 def test_doctor_finds_a_stopped_rank_and_a_hung_server(served, fault, host, code):
     """A hung follower leaves rank 0's /health at 200 (its HTTP thread lives): only a completion finds it. The
-    supervisor probes rarely here (SETTINGS), so it does not heal the hang before doctor.yml looks."""
-    maclab("fault", fault, host)
+    supervisor probes rarely here (SETTINGS), so it does not heal the hang before doctor.yml looks.
+    Issue 49: the endpoint's port closed to this controller (serving's anchor as a run from another controller
+    left it): the completion never connects, which is serve_unreachable, not a hung server."""
+    maclab("fault", fault, host, *(["8080"] if fault == "serve-client-blocked" else []))
     report_dir = os.path.join(served.tmp_dir, "doctor-" + fault)
     try:
         served.playbook(DOCTOR, "-e", json.dumps({"doctor_serve_timeout": 10, "doctor_report_dir": report_dir,
                                                   "doctor_fail_on": "never", "doctor_check_updates": False,
-                                                  "doctor_exo_expected": False,
+                                                  "macops_exo_enabled": False,
                                                   "serve_api_key": API_KEY}))
         found = [(p["code"], p["host"]) for p in valid_report(report_dir)["problems"] if p["code"].startswith("serve")]
     finally:
         maclab("fault", "clear")
     where = "mac1" if code == "serve_hung" else host  # the endpoint's finding is rank 0's
     assert (code, where) in found, found
+    assert code != "serve_unreachable" or ("serve_hung", "mac1") not in found, found
     # Cleared, the job starts again (every rank together) or the stopped rank resumes: the model answers.
     wait_until(answers, 120, interval=1, message="the model to answer again")
 
@@ -357,8 +361,9 @@ def test_reboot_cluster_stops_the_served_model_and_it_answers_again_after_the_re
     report_dir = os.path.join(served.tmp_dir, "reboot")
     proc = served.playbook(REBOOT, "-e", json.dumps({"reboot_cluster_report_dir": report_dir,
                                                      "reboot_cluster_serve_timeout": 120, "serve_api_key": API_KEY,
-                                                     # The serving lane's lab runs no exo (conftest.py).
-                                                     "reboot_cluster_verify_exo": False}))
+                                                     # The serving lane's lab runs no exo (conftest.py): the
+                                                     # one switch tells reboot-cluster.yml too.
+                                                     "macops_exo_enabled": False}))
     # The supervisor was stopped before the reboot (bootout) and started by launchd at boot: a new process,
     # a first generation, every rank in it; reboot-cluster.yml waited for a completion through the endpoint.
     after = get("/macops/v1/status")

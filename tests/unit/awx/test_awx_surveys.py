@@ -23,7 +23,7 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..")
 SURVEY_DIR = os.path.join(ROOT, "docs", "awx", "surveys")
 INVENTORY = os.path.join(ROOT, "docs", "awx", "inventory", "hosts.yml")
 PLAYBOOKS = ["site.yml", "reboot-cluster.yml", "benchmark.yml", "deploy-model.yml", "serve-model.yml", "update-macos.yml",
-             "doctor.yml"]
+             "doctor.yml", "support-bundle.yml"]
 NAMES = [playbook[:-len(".yml")] for playbook in PLAYBOOKS]
 
 _spec = importlib.util.spec_from_file_location("awx_surveys", os.path.join(ROOT, "scripts", "awx_surveys.py"))

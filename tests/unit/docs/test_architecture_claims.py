@@ -86,7 +86,7 @@ def test_the_report_reads_the_problems_the_text_names():
 def test_the_playbooks_the_text_names_are_the_ones_there():
     text = open(DOC).read()
     shims = ("site.yml", "doctor.yml", "update-macos.yml", "reboot-cluster.yml", "deploy-model.yml", "serve-model.yml",
-             "benchmark.yml")
+             "support-bundle.yml", "known-hosts.yml", "benchmark.yml")
     assert ", ".join("`%s`" % shim for shim in shims[:-1]) + " and `%s`" % shims[-1] in text
     shipped = set(os.listdir(os.path.join(ROOT, "playbooks")))
     assert set(shim.replace("-", "_") for shim in shims) == set(name for name in shipped if name.endswith(".yml"))

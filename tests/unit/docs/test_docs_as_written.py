@@ -119,13 +119,18 @@ See `roles/doctor/defaults/nothing.yml`, `doctor_fail_when` and [the guide](nowh
 """
 
 
-def test_each_kind_of_wrong_command_is_named(tree_copy):
-    with open(os.path.join(tree_copy, "docs", "wrong.md"), "w") as handle:
-        handle.write(WRONG_PAGE)
+def page_findings(tree, name, text):
+    """The checker's findings of one page added to the docs of a tree (removed again)."""
+    with open(os.path.join(tree, "docs", name), "w") as handle:
+        handle.write(text)
     try:
-        found = [line for line in docs_commands.findings(tree_copy) if line.startswith("docs/wrong.md:")]
+        return [line for line in docs_commands.findings(tree) if line.startswith("docs/%s:" % name)]
     finally:
-        os.remove(os.path.join(tree_copy, "docs", "wrong.md"))
+        os.remove(os.path.join(tree, "docs", name))
+
+
+def test_each_kind_of_wrong_command_is_named(tree_copy):
+    found = page_findings(tree_copy, "wrong.md", WRONG_PAGE)
     expected = [
         "docs/wrong.md:4: ansible-playbook without -i",
         "docs/wrong.md:4: doctor.yml uses become but the command passes no become password",
@@ -155,3 +160,33 @@ def test_the_runnable_blocks_are_the_marked_ones():
     assert runnable, "no block of the docs is marked %s" % docs_commands.RUNNABLE
     assert all(argv[0] in ("ansible", "ansible-playbook") and "inventories/mine" in argv for _where, argv in runnable)
 
+
+
+INPUTS_PAGE = """# Commands their input checks judge
+
+```sh
+ansible-playbook -i inventories/mine update-macos.yml -K --check
+ansible-playbook -i inventories/mine update-macos.yml -K -e @vault.yml
+ansible-playbook -i inventories/mine deploy-model.yml -e deploy_model_source_host=nowhere -e deploy_model_source=/m
+ansible-playbook -i inventories/mine update-macos.yml -K -J -e @vault.yml
+```
+
+`ansible-playbook -i inventories/mine doctor.yml -K # refused` is not refused; `ansible-playbook -i inventories/mine
+site.yml -K -e firewall_state=presnet # refused` is.
+"""
+
+
+def test_a_command_its_input_check_refuses_is_named_with_the_refusal(tree_copy):
+    """Issue 49: every playbook command the docs show goes through its playbook's own input check (the owner's
+    password the update needs, a source node of the inventory), a vault file needs a vault password option, and a
+    command shown as refused must be."""
+    found = page_findings(tree_copy, "inputs.md", INPUTS_PAGE)
+    expected = [
+        "docs/inputs.md:4: its input check refuses it: macos_update_owner_password = '' is refused",
+        "docs/inputs.md:5: -e @vault.yml without a vault password option",
+        "docs/inputs.md:6: its input check refuses it: deploy_model_source_host = 'nowhere' is refused: it must be a "
+        "node of the group macs (studio-1, studio-2, studio-3, studio-4)",
+        "docs/inputs.md:10: shown as refused, but its input check passes it",
+    ]
+    missing = [line for line in expected if not any(finding.startswith(line) for finding in found)]
+    assert missing == [] and len(found) == len(expected), found

@@ -46,6 +46,23 @@ def test_a_completion_that_times_out_is_a_hung_server_and_a_503_says_the_supervi
     assert found(busy)[1] == ("serve_endpoint", False, "serve_not_ready") and "restarting" in busy[1][1]["message"]
 
 
+# What ansible.builtin.uri says (captured from ansible-core's uri against a closed port and against a socket that
+# takes the connection and never answers): urllib's connect error is wrapped, a read that timed out is not.
+REFUSED = {"status": -1, "msg": "Request failed: <urlopen error [Errno 111] Connection refused>"}
+DROPPED = {"status": -1, "msg": "Request failed: <urlopen error timed out>"}
+NO_ANSWER = {"status": -1, "msg": "Connection failure: timed out"}
+
+
+def test_a_completion_that_never_connected_is_unreachable_not_a_hung_server():
+    """Issue 49: a controller the serving firewall does not admit (its connect dropped) or a closed port: nothing saw
+    the request, so not serve_hung; a request that connected and got no answer stays the server's."""
+    for answer, why in ((DROPPED, "timed out"), (REFUSED, "[Errno 111] Connection refused")):
+        found_ = serving("mac1", node(), settings(answer), _verdict)
+        assert found(found_)[1] == ("serve_endpoint", False, "serve_unreachable"), found_
+        assert found_[1][1]["details"]["error"] == why and "serve_allowed_networks" in found_[1][1]["message"]
+    assert found(serving("mac1", node(), settings(NO_ANSWER), _verdict))[1] == ("serve_endpoint", False, "serve_hung")
+
+
 def test_a_503_because_nothing_moves_is_a_hung_server_with_the_supervisor_s_words():
     """Issue 47: from half of serve_stall_timeout the endpoint refuses requests at once (state stalled) instead of
     letting doctor.yml's completion hang: that is the hung rank doctor.yml reports, not a model that is not ready."""

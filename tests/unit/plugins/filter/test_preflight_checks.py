@@ -139,7 +139,7 @@ def test_a_mac_without_homebrew_or_rust_fails_before_any_role_needs_them():
     assert found == [("homebrew_missing", "error", "mac1"), ("exo_build_tools_missing", "error", "mac1")]
     assert "python_env installs its interpreter with it (python_env_interpreter_source homebrew)" in problems[0]["message"]
     assert "mac1 lacks Rust's cargo (~/.cargo/bin/cargo or /opt/homebrew/bin/cargo)" in problems[1]["message"]
-    assert "rustup toolchain install nightly" in problems[1]["fix"] and "--skip-tags exo" in problems[1]["fix"]
+    assert "rustup toolchain install nightly" in problems[1]["fix"] and "macops_exo_enabled false" in problems[1]["fix"]
 
 
 def test_any_one_path_of_a_tool_will_do_and_tools_no_role_needs_are_not_checked():

@@ -1,4 +1,5 @@
 """The report directory's files: the same text the filters give, and the stale files named."""
+import os
 import json
 
 from ansible_collections.macops.cluster.plugins.plugin_utils._mlx_hostfiles import hostfile_json
@@ -48,3 +49,17 @@ def test_hostfiles_the_cabling_does_not_allow_are_stale():
     files, stale = report_files(build_report_model(nodes, topology), topology)
     assert "hostfiles/jaccl.json" in stale and "hostfiles/jaccl.json" not in files
     assert "hostfiles/ring.json" in files
+
+
+def test_each_run_s_report_is_kept_beside_the_latest_and_only_the_newest_runs_stay(tmp_path):
+    """Issue 49: an AWX job's or a nightly doctor's report is overwritten by the next run; runs/TIME/ keeps each."""
+    from ansible_collections.macops.cluster.plugins.plugin_utils._report_files import keep_run
+
+    files = {"report.json": "{}\n", "report.md": "# r\n", "index.html": "<html></html>\n", "cabling.svg": "<svg/>"}
+    for stamp in ("20261207T090000.000001Z", "20261207T090100.000001Z", "20261207T090200.000001Z"):
+        removed = keep_run(str(tmp_path), files, 2, stamp)
+    assert removed == ["20261207T090000.000001Z"]
+    assert sorted(os.listdir(str(tmp_path / "runs"))) == ["20261207T090100.000001Z", "20261207T090200.000001Z"]
+    assert sorted(os.listdir(str(tmp_path / "runs" / "20261207T090200.000001Z"))) == ["index.html", "report.json",
+                                                                                      "report.md"]
+    assert keep_run(str(tmp_path / "none"), files, 0, "x") == [] and not (tmp_path / "none").exists()

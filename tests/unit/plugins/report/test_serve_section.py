@@ -33,6 +33,16 @@ def test_no_completion_is_serve_not_ready_with_the_supervisor_s_last_failure():
     assert "rank 3 (mac4) exited" in found[0]["message"] and measured_rate({}) is None
 
 
+def test_a_completion_the_controller_could_not_send_is_serve_unreachable_not_serve_not_ready():
+    """Issue 49: the serving firewall dropped the controller's connect (another subnet): not the server's fault."""
+    dropped = {"status": -1, "msg": "Request failed: <urlopen error timed out>"}
+    [found] = serve_problems(serve(ready=dropped, measured={}))
+    assert (found["code"], found["host"], found["details"]["url"]) == ("serve_unreachable", "mac1", PLAN["endpoint"][
+        "url"])
+    waited = serve_problems(serve(ready={"status": -1, "msg": "Connection failure: timed out"}, measured={}))
+    assert [p["code"] for p in waited] == ["serve_not_ready"]
+
+
 def test_a_model_that_answers_once_then_refuses_the_timed_completion_is_serve_not_ready_with_the_endpoint_s_error():
     refused = {"status": 503, "msg": "Status code was 503 and not [200]: HTTP Error 503: Service Unavailable",
                "json": {"error": {"message": "The model is not answering now (restarting); try again shortly.",
