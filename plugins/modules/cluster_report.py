@@ -168,7 +168,7 @@ options:
     default: true
   keep:
     description:
-      - Also copy this run's C(report.json), C(report.md) and C(index.html) to C(runs/TIME/) in O(dest) and keep the
+      - Also copy this run's C(report.json), C(report.md) and C(index.html) to C(history/TIME/) in O(dest) and keep the
         newest this many runs there (an AWX job's or a nightly sweep's report is otherwise overwritten by the next).
         The copies are history, not a change. V(0) keeps none.
     type: int

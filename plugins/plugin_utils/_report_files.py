@@ -17,8 +17,9 @@ from ._report_render import render_html, render_markdown
 from ._svg_cabling import cabling_svg
 
 GRAPHVIZ_FILE = "cabling-graphviz.svg"
-# Each run's report beside the latest: runs/<UTC time>/ with these files, the newest `keep` of them.
-RUNS_DIR = "runs"
+# Each run's report beside the latest: history/<UTC time>/ with these files, the newest `keep` of them (runs/ is the
+# benchmark's own results, one file per run).
+RUNS_DIR = "history"
 RUN_FILES = ("report.json", "report.md", "index.html")
 
 
@@ -66,7 +67,7 @@ def report_files(model, topology, graphviz_svg=None):
 
 
 def keep_run(root, files, keep, stamp):
-    """This run's report.json, report.md and index.html copied to root/runs/STAMP/ (an AWX job's or a nightly
+    """This run's report.json, report.md and index.html copied to root/history/STAMP/ (an AWX job's or a nightly
     doctor's reports otherwise overwrite each other), then only the newest `keep` runs left; the runs removed.
     `keep` 0 keeps none (and removes none)."""
     if keep <= 0:

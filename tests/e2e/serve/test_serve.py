@@ -14,6 +14,7 @@ install restarted by its deadline with an authenticated restart) and an AWX job,
 import json
 import os
 import plistlib
+import re
 import subprocess
 import threading
 import time
@@ -254,6 +255,27 @@ def test_a_port_in_use_and_memory_that_does_not_fit_are_refused_before_anything_
     after = get("/macops/v1/status")
     assert (after["generation"], after["supervisor_pid"]) == (before["generation"], before["supervisor_pid"])
     assert answers()
+
+
+def readme_client_example():
+    """README.md's openai example (the block of section "Call it"), as an owner copies it."""
+    with open(os.path.join(REPO, "README.md")) as handle:
+        text = handle.read()
+    [block] = [b for b in re.findall(r"```python\n(.*?)```", text, re.S) if "from openai import OpenAI" in b]
+    return block
+
+
+def test_the_readme_s_openai_example_streams_an_answer_as_written(served, tmp_path):
+    """Issue 49: README's first screen to a streamed answer. Its example runs with the lab's address, key and
+    model in place of the owner's, and a few tokens instead of 1024 (two shared cores)."""
+    example = readme_client_example()
+    assert 'base_url="http://10.0.1.21:8080/v1"' in example and 'api_key="none"' in example
+    lab = (example.replace("http://10.0.1.21:8080/v1", ENDPOINT + "/v1").replace('api_key="none"', 'api_key="%s"' % API_KEY)
+           .replace("mlx-community--DeepSeek-V3.1-4bit", NAME).replace("max_tokens=1024", "max_tokens=8"))
+    (tmp_path / "example.py").write_text(lab)
+    ran = subprocess.run([os.path.join(VENV_BIN, "python"), str(tmp_path / "example.py")], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, universal_newlines=True, timeout=300)
+    assert ran.returncode == 0 and ran.stdout.strip(), (ran.stdout, ran.stderr[-2000:])
 
 
 def test_the_endpoint_is_closed_to_an_address_outside_serve_allowed_networks(served):

@@ -21,11 +21,14 @@ FIRST_TASK = {"site.yml": "Check the inventory and every variable before anythin
               "deploy-model.yml": "Check the deployment settings",
               "doctor.yml": "Check the inventory and every variable before anything connects",
               "serve-model.yml": "Check the serving settings",
-              "update-macos.yml": "Check the update settings"}
+              "update-macos.yml": "Check the update settings",
+              "support-bundle.yml": "Check the inventory and every variable before anything connects",
+              "known-hosts.yml": "Check the inventory and every variable before anything runs"}
 # The roles site.yml does not run, and the playbook that checks their variables first.
 PLAYBOOK_OF = {"reboot_cluster": "reboot-cluster.yml", "benchmark": "benchmark.yml",
                "deploy_model": "deploy-model.yml", "doctor": "doctor.yml", "serve": "serve-model.yml",
-               "macos_update": "update-macos.yml"}
+               "macos_update": "update-macos.yml", "support_bundle": "support-bundle.yml",
+               "known_hosts": "known-hosts.yml"}
 
 
 def playbook_of(role):

@@ -59,7 +59,7 @@ def test_each_run_s_report_is_kept_beside_the_latest_and_only_the_newest_runs_st
     for stamp in ("20261207T090000.000001Z", "20261207T090100.000001Z", "20261207T090200.000001Z"):
         removed = keep_run(str(tmp_path), files, 2, stamp)
     assert removed == ["20261207T090000.000001Z"]
-    assert sorted(os.listdir(str(tmp_path / "runs"))) == ["20261207T090100.000001Z", "20261207T090200.000001Z"]
-    assert sorted(os.listdir(str(tmp_path / "runs" / "20261207T090200.000001Z"))) == ["index.html", "report.json",
+    assert sorted(os.listdir(str(tmp_path / "history"))) == ["20261207T090100.000001Z", "20261207T090200.000001Z"]
+    assert sorted(os.listdir(str(tmp_path / "history" / "20261207T090200.000001Z"))) == ["index.html", "report.json",
                                                                                       "report.md"]
     assert keep_run(str(tmp_path / "none"), files, 0, "x") == [] and not (tmp_path / "none").exists()

@@ -89,10 +89,10 @@ def test_role_check_mode_real_mode_and_idempotence(project):
                                            and line.endswith("Fix: Toggle Local Network for exo on mac1.")
                                            for line in problem_lines), problem_lines
     written = sorted(str(p.relative_to(report_dir)) for p in report_dir.rglob("*") if p.is_file()
-                     and p.parts[len(report_dir.parts)] != "runs")
-    # The run's own copy beside the latest (report_keep): report.json, report.md and index.html under runs/TIME/.
-    [run] = os.listdir(str(report_dir / "runs"))
-    assert sorted(os.listdir(str(report_dir / "runs" / run))) == ["index.html", "report.json", "report.md"]
+                     and p.parts[len(report_dir.parts)] != "history")
+    # The run's own copy beside the latest (report_keep): report.json, report.md and index.html under history/TIME/.
+    [run] = os.listdir(str(report_dir / "history"))
+    assert sorted(os.listdir(str(report_dir / "history" / run))) == ["index.html", "report.json", "report.md"]
     expected = list(REPORT_FILES)
     if "graphviz version" in subprocess.run(["sh", "-c", "dot -V 2>&1 || true"], capture_output=True,
                                             text=True).stdout:
@@ -114,7 +114,7 @@ def test_role_check_mode_real_mode_and_idempotence(project):
 
     result, output = play(project)
     assert result.returncode == 0 and output["stats"]["localhost"]["changed"] == 0
-    assert len(os.listdir(str(report_dir / "runs"))) == 2  # history, never a change
+    assert len(os.listdir(str(report_dir / "history"))) == 2  # history, never a change
     result, output = play(project, "--check")
     assert result.returncode == 0 and output["stats"]["localhost"]["changed"] == 0
 
