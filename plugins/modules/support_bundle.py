@@ -156,18 +156,41 @@ def _safe(text):
     return "".join(c if c.isalnum() or c in "._-" else "-" for c in text).strip("-") or "node"
 
 
+def read_reports(reports):
+    """({archive path: text} of each report directory's files, [{report, missing}])."""
+    texts, listed = {}, []
+    for directory in reports:
+        for name in REPORT_FILES:
+            try:
+                with open(os.path.join(directory, name)) as handle:
+                    text = handle.read()
+            except (IOError, OSError) as exc:
+                if name == "report.json":
+                    listed.append({"report": directory, "missing": exc.strerror or str(exc)})
+                continue
+            texts["reports/%s/%s" % (_safe(os.path.basename(os.path.normpath(directory))), name)] = text
+            if name == "report.json":
+                listed.append({"report": directory, "missing": None})
+    return texts, listed
+
+
 def build(hosts, reads, tails, reports, names, redact_names):
     """{archive path: text} and the manifest."""
     redactor = Redactor(names if redact_names else [])
     parts = dict((host, node_parts((reads or {}).get(host), (tails or {}).get(host))) for host in sorted(set(hosts)))
-    for recorded, facts, files, _missing in parts.values():  # every secret first, then the same marker everywhere
+    report_texts, listed = read_reports(reports)
+    # Every secret of every text first (the reports' too), then the same marker everywhere.
+    for recorded, facts, files, _missing in parts.values():
         for entry in recorded:
             redactor.learn(entry.get("stdout")).learn(entry.get("stderr"))
         for entry in files:
             redactor.learn(entry.get("text"))
         redactor.learn(_dump(facts))
-    texts, manifest = {}, {"created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "nodes": {},
-                           "reports": [], "names_redacted": bool(redact_names)}
+    for text in report_texts.values():
+        redactor.learn(text)
+    texts = dict((path, redactor.apply(text)) for path, text in report_texts.items())
+    manifest = {"created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "nodes": {}, "reports": listed,
+                "names_redacted": bool(redact_names)}
     for host, (recorded, facts, files, missing) in sorted(parts.items()):
         where = _safe(redactor.apply(host))
         commands = [dict(entry, stdout=redactor.apply(entry.get("stdout")), stderr=redactor.apply(entry.get("stderr")),
@@ -185,21 +208,6 @@ def build(hosts, reads, tails, reports, names, redact_names):
         manifest["nodes"][where] = {"commands": len(commands), "files": kept,
                                     "missing": [dict(m, what=redactor.apply(str(m["what"])),
                                                      why=redactor.apply(str(m["why"]))) for m in missing]}
-    for directory in reports:
-        for name in REPORT_FILES:
-            path = os.path.join(directory, name)
-            try:
-                with open(path) as handle:
-                    text = handle.read()
-            except (IOError, OSError) as exc:
-                if name == "report.json":
-                    manifest["reports"].append({"report": directory, "missing": exc.strerror or str(exc)})
-                continue
-            redactor.learn(text)
-            texts["reports/%s/%s" % (_safe(os.path.basename(os.path.normpath(directory))), name)] = text
-            if name == "report.json":
-                manifest["reports"].append({"report": directory, "missing": None})
-    texts = dict((path, redactor.apply(text) if path.startswith("reports/") else text) for path, text in texts.items())
     manifest["redacted"] = redactor.summary()
     texts["MANIFEST.json"] = _dump(manifest)
     return texts, manifest
