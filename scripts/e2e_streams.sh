@@ -25,7 +25,26 @@ pytest_run() {  # pytest_run JUNIT_PART ARGS...
   .venv/bin/pytest -q -p no:cacheprovider -rfE -m "not wip" --durations=15 "${junit[@]}" "$@" "${extra[@]}"
 }
 logs=$(mktemp -d /tmp/macops-e2e-logs.XXXXXX)
-trap 'rm -rf "$logs"' EXIT
+# What each lane costs the machine, the nodes' side included (their sshd, modules, ranks are the lane's children): a
+# cpuacct cgroup per lane where the kernel offers cgroup v1's cpuacct (CI's machines do), each lane's total printed at
+# the end and each test's in $JUNIT_DIR/tests_cpu.jsonl (tests/e2e/conftest.py). The run is CPU-bound, so these say
+# where a slower run's time went. Without cpuacct nothing is measured.
+CPUACCT=/sys/fs/cgroup/cpuacct
+lane_cgroup() {  # lane_cgroup NAME: this shell and what it starts into the lane's cgroup
+  [ -w "$CPUACCT/tasks" ] || return 0
+  mkdir -p "$CPUACCT/macops-e2e-$1" 2>/dev/null && echo "$BASHPID" > "$CPUACCT/macops-e2e-$1/tasks" 2>/dev/null || true
+}
+lane_cgroups_end() {  # print each lane's CPU seconds; hand what still runs (labs kept up) back, remove the groups
+  [ -d "$CPUACCT" ] || return 0
+  local group pid
+  for group in "$CPUACCT"/macops-e2e-*; do
+    [ -d "$group" ] || continue
+    awk -v lane="${group##*-e2e-}" '{ printf "e2e: %s used %.0f s of CPU\n", lane, $1 / 1e9 }' "$group/cpuacct.usage"
+    while read -r pid; do echo "$pid" > "$CPUACCT/tasks" 2>/dev/null || true; done < "$group/tasks"
+    rmdir "$group" 2>/dev/null || true
+  done
+}
+trap 'lane_cgroups_end; rm -rf "$logs"' EXIT
 export MACLAB_E2E_LOGS=$logs
 SECRETS=tests/e2e/lab/test_98_secrets.py
 
@@ -39,13 +58,13 @@ lab1_lane() {
   if [ "$status" -ne 0 ] || [ -z "${E2E_AFTER_LAB1:-}" ]; then return "$status"; fi
   bash -c "$E2E_AFTER_LAB1"
 }
-( export MACLAB_ID=1; lab1_lane ) &
+( lane_cgroup lab1; export MACLAB_ID=1; lab1_lane ) &
 lab1=$!
-( MACLAB_ID=0 pytest_run lab0 tests/e2e/site 2>&1 | sed -u 's/^/[lab 0] /' ) &
+( lane_cgroup lab0; MACLAB_ID=0 pytest_run lab0 tests/e2e/site 2>&1 | sed -u 's/^/[lab 0] /' ) &
 lab0=$!
-( export MACLAB_ID=2 MACLAB_KEEP_UP=0; pytest_run lab2 tests/e2e/serve 2>&1 | sed -u 's/^/[lab 2] /' ) &
+( lane_cgroup lab2; export MACLAB_ID=2 MACLAB_KEEP_UP=0; pytest_run lab2 tests/e2e/serve 2>&1 | sed -u 's/^/[lab 2] /' ) &
 lab2=$!
-( export MACLAB_ID=3 MACLAB_KEEP_UP=0; pytest_run lab3 tests/e2e/reboot tests/e2e/bundle 2>&1 | sed -u 's/^/[lab 3] /' ) &
+( lane_cgroup lab3; export MACLAB_ID=3 MACLAB_KEEP_UP=0; pytest_run lab3 tests/e2e/reboot tests/e2e/bundle 2>&1 | sed -u 's/^/[lab 3] /' ) &
 lab3=$!
 wait "$lab1"; status1=$?
 wait "$lab0"; status0=$?

@@ -104,6 +104,7 @@ def summary(directory, out=None):
     for stage, test_id, seconds, outcome in sorted(ran, key=lambda t: -t[2])[:SLOWEST]:
         out.write("%8.1f s  %-6s %s%s\n" % (seconds, stage, test_id, "" if outcome == "passed" else "  (%s)" % outcome))
     playbook_runs(directory, out)
+    lane_cpu(directory, out)
     failed_stages = [s["name"] for s in stages if s["status"] != 0]
     if failures or failed_stages:
         out.write("\n== what failed: %d tests; stages %s\n" % (len(failures), ", ".join(failed_stages) or "none"))
@@ -135,6 +136,22 @@ def playbook_runs(directory, out):
     out.write("\n== the %d tests whose playbook runs took most controller CPU\n" % SLOWEST)
     for test, (count, cpu) in sorted(by_test.items(), key=lambda item: -item[1][1])[:SLOWEST]:
         out.write("%8.1f s  %3d runs  %s\n" % (cpu, count, test))
+
+
+def lane_cpu(directory, out):
+    """The tests that cost their lane most CPU, the nodes' side included (tests/e2e/labtools.py: record_test_cpu;
+    measured where the machine has cgroup v1's cpuacct), and each lane's sum over its tests."""
+    tests = read_lines(directory, "tests_cpu.jsonl")
+    if not tests:
+        return
+    lanes = {}
+    for test in tests:
+        lanes[test["lab"]] = lanes.get(test["lab"], 0.0) + test["lane_cpu"]
+    out.write("\n== CPU by lane, over its tests: %s\n" % ", ".join(
+        "lab %s %.0f s" % (lab, cpu) for lab, cpu in sorted(lanes.items(), key=lambda item: str(item[0]))))
+    out.write("== the %d tests that cost their lane most CPU\n" % SLOWEST)
+    for test in sorted(tests, key=lambda t: -t["lane_cpu"])[:SLOWEST]:
+        out.write("%8.1f s  %7.1f s wall  lab %s  %s\n" % (test["lane_cpu"], test["seconds"], test["lab"], test["test"]))
 
 
 def compare(old_path, new_path, limit=SLOWEST, out=None):

@@ -8,7 +8,8 @@ import time
 import pytest
 
 import labtools
-from labtools import INVENTORY, LAB_UP, REPO, VENV_BIN, ansible_env, maclab, read_json, run_playbook
+from labtools import (INVENTORY, LAB_UP, REPO, VENV_BIN, ansible_env, lane_cpu_seconds, maclab, read_json,
+                      record_test_cpu, run_playbook)
 
 SITE = os.path.join(REPO, "site.yml")
 
@@ -97,6 +98,16 @@ RUN_LAST = {"test_98_secrets.py": 1}
 
 def pytest_collection_modifyitems(items):
     items.sort(key=lambda item: RUN_LAST.get(os.path.basename(str(item.fspath)), 0))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):  # noqa: ARG001 - pytest's hook signature
+    """What each test cost its lane's CPU (labtools.record_test_cpu), where make e2e measures lanes."""
+    before, started = lane_cpu_seconds(), time.monotonic()
+    yield
+    after = lane_cpu_seconds()
+    if before is not None and after is not None:
+        record_test_cpu(item.nodeid, time.monotonic() - started, after - before)
 
 
 @pytest.fixture(scope="module")

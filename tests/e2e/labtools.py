@@ -201,6 +201,32 @@ def _children_cpu():
     return usage.ru_utime + usage.ru_stime
 
 
+def lane_cpu_seconds():
+    """The CPU seconds this lane's cgroup has used (scripts/e2e_streams.sh puts each lane in a cpuacct cgroup: the
+    nodes' side counts too), or None outside one."""
+    try:
+        with open("/proc/self/cgroup") as handle:
+            path = next(line.rstrip("\n").split(":", 2)[2] for line in handle
+                        if "cpuacct" in line.split(":", 2)[1].split(","))
+        if not path.startswith("/macops-e2e-"):
+            return None
+        with open("/sys/fs/cgroup/cpuacct%s/cpuacct.usage" % path) as handle:
+            return int(handle.read()) / 1e9
+    except (OSError, StopIteration, ValueError, IndexError):
+        return None
+
+
+def record_test_cpu(test, seconds, lane_cpu):
+    """One line in $JUNIT_DIR/tests_cpu.jsonl per test: its lane's CPU seconds while it ran (setup and teardown
+    included), scripts/test_times.py summary lists the costliest."""
+    directory = os.environ.get("JUNIT_DIR")
+    if directory and lane_cpu is not None:
+        line = json.dumps({"lab": layout.LAB_NUMBER, "test": test, "seconds": round(seconds, 1),
+                           "lane_cpu": round(lane_cpu, 1)})
+        with open(os.path.join(directory, "tests_cpu.jsonl"), "a") as handle:
+            handle.write(line + "\n")
+
+
 def record_playbook_run(playbook, args, seconds, controller_cpu, returncode):
     """One line in $JUNIT_DIR/playbooks.jsonl (make test sets JUNIT_DIR) per playbook run: which test ran
     which playbook, its wall time and the controller's CPU seconds (ansible-playbook, its workers and SSH

@@ -149,3 +149,24 @@ def test_a_run_without_playbook_runs_prints_no_playbook_section(tmp_path):
     out = io.StringIO()
     test_times.summary(str(tmp_path), out)
     assert "playbook runs" not in out.getvalue()
+
+
+def test_the_summary_adds_up_each_lanes_cpu_and_names_the_tests_that_cost_most(tmp_path):
+    tests = [{"lab": 0, "test": "tests/e2e/site/test_site.py::test_converges", "seconds": 90.0, "lane_cpu": 75.5},
+             {"lab": 2, "test": "tests/e2e/serve/test_serve.py::test_chat", "seconds": 40.0, "lane_cpu": 120.0},
+             {"lab": 0, "test": "tests/e2e/site/test_site.py::test_inputs", "seconds": 3.0, "lane_cpu": 2.5}]
+    write(tmp_path, "tests_cpu.jsonl", "".join(json.dumps(t) + "\n" for t in tests))
+    out = io.StringIO()
+    test_times.summary(str(tmp_path), out)
+    lines = out.getvalue().splitlines()
+    assert "== CPU by lane, over its tests: lab 0 78 s, lab 2 120 s" in lines
+    costliest = lines[lines.index("== the 20 tests that cost their lane most CPU") + 1:]
+    assert costliest[0].split() == ["120.0", "s", "40.0", "s", "wall", "lab", "2", "tests/e2e/serve/test_serve.py::test_chat"]
+    assert "test_converges" in costliest[1] and "test_inputs" in costliest[2]
+
+
+def test_a_run_without_lane_measurements_prints_no_lane_section(tmp_path):
+    write(tmp_path, "e2e.xml", PYTEST_JUNIT)
+    out = io.StringIO()
+    test_times.summary(str(tmp_path), out)
+    assert "CPU by lane" not in out.getvalue()
