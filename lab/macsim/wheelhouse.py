@@ -12,7 +12,7 @@ from . import exo_dist, layout
 
 CACHE_DIR = os.path.join(layout.REPO_ROOT, ".cache", "wheelhouse")
 # What the cache should hold (`maclab wheels` fills it with pip download, binary only).
-REQUIREMENTS = ("mlx[cpu]==0.32.4", "mlx-lm==0.32.2")
+REQUIREMENTS = ("mlx[cpu]==0.32.4", "mlx-lm==0.32.2", "prometheus-client==0.26.0")
 
 
 def normalize(name):

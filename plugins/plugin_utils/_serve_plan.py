@@ -345,7 +345,9 @@ def _plan(plan, facts_by_host, settings):
               "ready_timeout": settings["ready_timeout"], "probe_interval": settings["probe_interval"],
               "stall_timeout": settings["stall_timeout"], "restart_limit": settings["restart_limit"],
               "heartbeat_timeout": settings["heartbeat_timeout"], "programs": programs, "log_dir": settings["log_dir"]}
-    front = {"request_idle_timeout": settings["request_idle_timeout"], "max_request_bytes": settings["max_request_bytes"]}
+    # The endpoint's own settings, rank 0's only; the scrape token's file opens /metrics (serve_metrics.py).
+    front = {"request_idle_timeout": settings["request_idle_timeout"], "max_request_bytes": settings["max_request_bytes"],
+             "metrics_token_file": settings.get("metrics_token_file")}
     if runtime == "exo":
         plan["configs"][leader] = dict(
             common, rank=0, model_path=records[leader]["path"], endpoint=dict(plan["endpoint"]), **front,

@@ -10,7 +10,9 @@ The endpoint (serve_host:serve_port, opened by the firewall to serve_allowed_net
   mlx_lm.server would drop the served weights to load it. Runtime exo: chat completions only (exo has no
   /v1/completions), passed to exo's /v1/chat/completions on loopback with ``model`` pinned to the instance's
   model id (exo answers 404 for any other);
-- ``GET /macops/v1/status``: the supervisor's status (every rank's generation and heartbeat).
+- ``GET /macops/v1/status``: the supervisor's status (every rank's generation and heartbeat);
+- ``GET /metrics``: the serving metrics in Prometheus's text format (serve_metrics.py); with an API key it takes the key
+  or the scrape token (its own file), so Prometheus needs no key that can ask for completions.
 
 What a client meets when something fails is an error in the OpenAI API's shape, never a short answer: a stream
 that ends before ``data: [DONE]`` (a rank died, the model's server closed it, no byte came for
@@ -20,7 +22,7 @@ for half of ``stall_timeout`` (a hang not yet proven), a request is refused at o
 instead of being accepted to hang; a body over ``max_request_bytes`` is refused with 413. Every request is one line
 of the request log (time, path, status, tokens, seconds; never the prompt, the answer or the key).
 With an API key (its file, readable by the supervisor's user only), every path but /health needs
-``Authorization: Bearer <key>``. Python 3.9, stdlib only.
+``Authorization: Bearer <key>``. Python 3.9; stdlib only but for the metrics (serve_metrics.py, prometheus_client).
 
 The control port (serve_control_port, opened to the cluster's nodes only): ``POST /macops/v1/heartbeat``.
 """
@@ -34,6 +36,7 @@ import threading
 import time
 
 import serve_logs  # beside this file: the logs newsyslog rotates
+import serve_metrics  # beside this file: what GET /metrics answers
 
 COMPLETION_PATHS = ("/v1/completions", "/v1/chat/completions", "/chat/completions")
 DEFAULT_MODEL = "default_model"  # what mlx_lm.server takes for the model it was started with
@@ -109,20 +112,31 @@ class Traffic(object):
         self.lock = threading.Lock()
         self.in_flight, self.last_progress = 0, 0.0
         self.upstreams = {}  # each request's connection to the model's server: why it was cut, or None
+        self.tokenless = set()  # the requests that have no token yet (queued behind others, or in their prefill)
+
+    @property
+    def waiting(self):
+        return len(self.tokenless)
 
     def begin(self, upstream):
         with self.lock:
             self.in_flight += 1
             self.upstreams[upstream] = None
+            self.tokenless.add(upstream)
             self.last_progress = max(self.last_progress, time.time())  # a new request has not had time to move
 
     def progress(self):
         self.last_progress = time.time()
 
+    def first_token(self, upstream):
+        with self.lock:
+            self.tokenless.discard(upstream)
+
     def end(self, upstream):
         """The request is answered; why its connection was cut (None: it was not)."""
         with self.lock:
             self.in_flight -= 1
+            self.tokenless.discard(upstream)
             return self.upstreams.pop(upstream, None)
 
     def cut(self, upstream):
@@ -213,14 +227,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
         kind = "server_error" if status >= 500 else ERROR_TYPES.get(status, "invalid_request_error")
         self.reply(status, dict(error_body(message, kind, code), **extra), headers)
 
-    def authorized(self):
+    def authorized(self, scrape=False):
+        """Without an API key every request passes; with one, only the key, or for /metrics (``scrape``) the key or
+        the scrape token."""
         key = self.server.api_key()
         if not key:
             return True
         given = self.headers.get("Authorization", "")
-        if given.startswith("Bearer ") and hmac.compare_digest(given[7:].strip().encode(), key.encode()):
+        token = self.server.metrics_token() if scrape else None
+        if given.startswith("Bearer ") and any(hmac.compare_digest(given[7:].strip().encode(), secret.encode())
+                                               for secret in (key, token) if secret):
             return True
-        self.refuse(401, "A valid API key is needed (Authorization: Bearer <key>).", "invalid_api_key")
+        self.refuse(401, "A valid %s is needed (Authorization: Bearer <key>)." % (
+            "API key or scrape token" if scrape else "API key"), "invalid_api_key")
         return False
 
     def read_json(self, limit=None):
@@ -254,6 +273,9 @@ class EndpointHandler(Handler):
             ready = status["state"] == "ready"
             self.reply(200 if ready else 503, {"status": "ok" if ready else "unavailable", "state": status["state"],
                                                "detail": status["detail"]})
+        elif path == "/metrics":
+            if self.authorized(scrape=True):
+                self.send_metrics()
         elif not self.authorized():
             return
         elif path == "/v1/models":
@@ -264,6 +286,17 @@ class EndpointHandler(Handler):
             self.reply(200, status)
         else:
             self.refuse(404, "No such path: %s" % path, "not_found")
+
+    def send_metrics(self):
+        body = self.supervisor.metrics.render()
+        if body is None:
+            self.refuse(503, serve_metrics.MISSING, "metrics_unavailable")
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", serve_metrics.CONTENT_TYPE)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
 
     def do_POST(self):
         self.started, self.outcome, self.tokens = time.time(), {"status": None, "error": None}, {}
@@ -277,6 +310,7 @@ class EndpointHandler(Handler):
             entry.update(self.outcome)
             entry.update(self.tokens)
             self.server.request_log.write(entry)
+            self.supervisor.metrics.request(entry)
 
     def answer(self, path):
         """Answer one POST; the request's body once it was read (for the request log), else None."""
@@ -351,7 +385,7 @@ class EndpointHandler(Handler):
         self.send_header("Cache-Control", "no-cache")
         self.end_headers()
         self.outcome = {"status": 200, "error": None}
-        traffic, name, started = self.supervisor.traffic, self.server.served[0], time.time()
+        traffic, name = self.supervisor.traffic, self.server.served[0]
         failure = None
         try:
             for line in iter(response.readline, b""):
@@ -366,7 +400,9 @@ class EndpointHandler(Handler):
                         if not asked_usage:
                             continue
                     elif document is not None and "first_token_seconds" not in self.tokens:
-                        self.tokens["first_token_seconds"] = round(time.time() - started, 3)
+                        # From the request's arrival, as its client waits: a queue behind other requests counts.
+                        self.tokens["first_token_seconds"] = round(time.time() - self.started, 3)
+                        traffic.first_token(upstream)
                     line = rename_stream_line(line, name)
                 self.send_to_client(line)
             failure = ("The model's server ended the stream before it was complete (a rank failed; the ranks "
@@ -457,6 +493,7 @@ def _serve(address, handler, supervisor, config):
         server.upstream_paths = dict((path, path) for path in COMPLETION_PATHS)
     server.served = [config["model"], config.get("model_id") or config["model"], config["model_path"]]
     server.api_key = ApiKey(config.get("api_key_file"))
+    server.metrics_token = ApiKey(config.get("metrics_token_file"))
     server.limits = {"max_request_bytes": config.get("max_request_bytes") or 0,
                      "request_idle_timeout": config.get("request_idle_timeout") or 600}
     server.request_log = RequestLog(os.path.join(config["log_dir"], "requests.log") if config.get("log_dir") else None)

@@ -31,7 +31,7 @@ serve-model.yml with serve_state=restarted, starts again. Rank 0's own start fai
 in its log at once and end the generation then, not at ``ready_timeout``.
 
 Each supervisor writes its state to <run_dir>/status.json (doctor.yml and serve-model.yml read it).
-Python 3.9, stdlib only. Usage: serve_supervisor.py CONFIG.json
+Python 3.9, stdlib only but for the metrics (serve_metrics.py, prometheus_client). Usage: serve_supervisor.py CONFIG.json
 """
 import http.client
 import json
@@ -45,6 +45,7 @@ import time
 
 import serve_front  # beside this file (the script's directory is first on sys.path); the leader's HTTP side
 import serve_logs  # beside this file: the logs newsyslog rotates
+import serve_metrics  # beside this file: the series the leader's endpoint exports
 from serve_launch import addresses_up, launch_files, start_blockers  # beside this file: what a start needs
 STOP_GRACE_SECONDS = 10.0
 # A generation ready this long before it fails starts a new row of failures (the cap counts failures in a row).
@@ -237,6 +238,7 @@ class Supervisor(object):
         # This supervisor's run: a follower restarts a rank of an earlier run's generation of the same number.
         self.boot = os.urandom(4).hex()
         self.traffic = serve_front.Traffic()
+        self.metrics = serve_metrics.Metrics(config.get("model"), config.get("backend"), self.traffic)
         self.quiet_since = None  # a ready generation in which nothing moved since then, for half of stall_timeout
         self.last_answer = 0.0  # the last probe answered
 
@@ -275,6 +277,7 @@ class Supervisor(object):
                 self.state = state
             if detail is not None or state is not None:
                 self.detail = detail
+            self.metrics.state(self.state, self.generation)
         status = self.status()
         # What changed, leaving out the clocks that move every heartbeat.
         meaningful = dict(status, updated_at=None, in_flight=None, followers=dict(
@@ -323,6 +326,7 @@ class Leader(Supervisor):
                 self.failures += 1
                 self.restarts += 1
                 self.last_failure = failure
+            self.metrics.generation_failed(failure["kind"])
             log("generation %d failed: %s" % (self.generation, failure["message"]))
             if self.failures >= self.config["restart_limit"]:
                 self.publish("failed", "%d failed start(s) in a row, the last: %s. Every rank is stopped; reboot "
@@ -425,9 +429,10 @@ class Leader(Supervisor):
     def judge(self, probe, now, through=""):
         """A finished probe: a starting generation is ready at its first answer (its failures in a row reset); a
         ready one that stops answering has failed (its failure, else None)."""
-        ok, dummy, error = probe.result
+        ok, seconds, error = probe.result
         if ok:
             self.last_answer = now
+            self.metrics.probe_answered(seconds)
         if ok and self.state == "starting":
             with self.lock:
                 self.ready_since, self.quiet_since = now, None

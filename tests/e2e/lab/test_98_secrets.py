@@ -19,7 +19,7 @@ from labtools import HOSTS, ROOT, log_lines, ssh
 # Given by tests/e2e/reboot/test_reboot_cluster.py: a power hook's Authorization header and an
 # authrestart password; by tests/e2e/serve/test_serve.py: the serving endpoint's API key.
 TEST_SECRETS = {"power_hook_header_token": "s3cret-token", "filevault_password": "fv-unlock-secret",
-                "serve_api_key": "sk-serve-e2e-secret"}
+                "serve_api_key": "sk-serve-e2e-secret", "serve_metrics_token": "scrape-e2e-token"}
 STATE = "/Library/Application Support/macops"
 
 

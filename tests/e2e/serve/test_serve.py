@@ -23,6 +23,7 @@ import urllib.request
 
 import openai
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 
 import labtools
 from awxjob import artifacts_text, awx_job_dir, run_job
@@ -46,8 +47,11 @@ LOGS = "/Library/Logs/macops/serve"  # serve_log_dir
 # case below probes every 5 s); a low cap, so that a failing rank stops soon. With an API key, as a cluster
 # open to a LAN runs: tests/e2e/lab/test_98_secrets.py finds it in no log.
 API_KEY = "sk-serve-e2e-secret"
+# What the scrape job sends for GET /metrics (issue 50): it opens nothing else.
+METRICS_TOKEN = "scrape-e2e-token"
 SETTINGS = {"serve_probe_interval": 600, "serve_stall_timeout": 300, "serve_heartbeat_timeout": 10,
             "serve_restart_limit": 3, "serve_ready_timeout": 120, "serve_api_key": API_KEY,
+            "serve_metrics_token": METRICS_TOKEN,
             "serve_allowed_networks": [layout.CONTROLLER_IP + "/32"]}
 # From the SIGSTOP case on, a hang is found in 20 s (before it, slowly: doctor.yml must see the hang first).
 SETTINGS_PROBED = {"serve_probe_interval": 5, "serve_stall_timeout": 20}
@@ -176,6 +180,51 @@ def test_the_openai_sdk_lists_completes_streams_with_usage_and_serves_concurrent
     assert logged.count('"status": 200') >= 6 and "Hello" not in logged and API_KEY not in logged
     with open(on_host("mac1", LOGS + "/rank.log")) as handle:  # mlx-lm's own log, but for the /health polls
         assert "POST /v1/chat/completions" in handle.read()
+
+
+def scrape(key):
+    """(status, Prometheus families by name, or the error's JSON) of GET /metrics with `key` as the bearer."""
+    request = urllib.request.Request(ENDPOINT + "/metrics", headers={"Authorization": "Bearer " + key} if key else {})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            families = text_string_to_metric_families(response.read().decode())
+            return response.status, dict((family.name, family) for family in families)
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read().decode())
+
+
+def sample(families, name, suffix="", **labels):
+    """The value of family `name`'s sample `name + suffix` with those labels (a subset), summed."""
+    return sum(s.value for s in families[name].samples if s.name == name + suffix
+               and all(s.labels.get(k) == v for k, v in labels.items()))
+
+
+def test_the_endpoint_exports_what_it_served_to_the_key_or_the_scrape_token_only(served):
+    """Issue 50: GET /metrics in Prometheus's text format, read as a scrape job reads it (with serve_metrics_token,
+    which opens nothing else): the requests by status, a streamed one's time to first token, the tokens, the ready
+    state and generation the leader's status gives."""
+    sdk = client()
+    chat(sdk, max_tokens=8)
+    assert list(chat(sdk, max_tokens=8, stream=True))
+    with pytest.raises(openai.AuthenticationError):
+        chat(client("sk-not-the-key"), max_tokens=1)
+    status, error = scrape(None)
+    assert status == 401 and error["error"]["code"] == "invalid_api_key"
+    status, families = scrape(METRICS_TOKEN)
+    assert status == 200, families
+    assert sample(families, "macops_serve_requests", "_total", model=NAME, status="200") >= 2
+    assert sample(families, "macops_serve_requests", "_total", status="401", code="invalid_api_key") >= 1
+    assert sample(families, "macops_serve_time_to_first_token_seconds", "_count") >= 1
+    assert sample(families, "macops_serve_tokens", "_total", kind="completion") >= 16
+    assert sample(families, "macops_serve_generation_tokens_per_second", "_count") >= 1
+    leader = get("/macops/v1/status")
+    assert sample(families, "macops_serve_ready") == 1 and sample(families, "macops_serve_generation") == leader[
+        "generation"]
+    assert sample(families, "macops_serve_info", model=NAME, backend="ring") == 1
+    assert scrape(API_KEY)[0] == 200
+    # The scrape token asks for no completion, and no log holds it (tests/e2e/lab/test_98_secrets.py reads them all).
+    with pytest.raises(openai.AuthenticationError):
+        chat(client(METRICS_TOKEN), max_tokens=1)
 
 
 def test_newsyslog_rotates_the_job_s_logs_and_each_writer_moves_to_its_new_file(served):
