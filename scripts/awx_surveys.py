@@ -169,26 +169,24 @@ def load_yaml(path):
 
 
 def first_check(playbook):
-    """What the playbook's first task checks: {name, roles, entry_points, unknown_variables}.
+    """What the playbook's input check checks: {name, roles, entry_points, unknown_variables}.
 
-    The root shim (site.yml) imports playbooks/<name>.yml; the first task of that file's first play
-    must be macops.cluster.validate_inputs itself, or this raises (a playbook whose first task is
-    something else is exactly what the surveys must not be attached to).
+    The root shim (site.yml) imports playbooks/<name>.yml; that file's first play must be the import of
+    check_inputs.yml (the collection's one input check, its roles in check_inputs_roles), or this raises (a
+    playbook that does not check its inputs first is exactly what the surveys must not be attached to).
     """
     shim = load_yaml(os.path.join(ROOT, playbook))
     target = shim[0]["ansible.builtin.import_playbook"]
     plays = load_yaml(os.path.join(ROOT, "playbooks", target.rsplit(".", 1)[-1] + ".yml"))
-    task = (plays[0].get("tasks") or [{}])[0]
-    args = task.get("macops.cluster.validate_inputs")
-    if args is None:
-        raise SystemExit("%s: the first task (%s) is not macops.cluster.validate_inputs" % (playbook, task.get("name")))
-    roles = args.get("roles")
-    if roles == "{{ preflight_validate_roles }}":
-        roles = load_yaml(os.path.join(ROLES_DIR, "preflight", "defaults", "main.yml"))["preflight_validate_roles"]
+    first = plays[0]
+    if first.get("ansible.builtin.import_playbook") != "check_inputs.yml":
+        raise SystemExit("%s: the first play (%s) is not the import of check_inputs.yml" % (playbook, first.get("name")))
+    check = load_yaml(os.path.join(ROOT, "playbooks", "check_inputs.yml"))[0]["tasks"][0]
+    roles = (first.get("vars") or {}).get("check_inputs_roles")
     if not isinstance(roles, list):
-        raise SystemExit("%s: the first task's roles (%r) are not a list this script can read" % (playbook, roles))
-    return {"name": task["name"], "roles": roles, "entry_points": args.get("entry_points") or {},
-            "unknown_variables": args.get("unknown_variables", True)}
+        raise SystemExit("%s: check_inputs_roles (%r) is not a list this script can read" % (playbook, roles))
+    return {"name": check["name"], "roles": roles, "entry_points": {},
+            "unknown_variables": check["macops.cluster.validate_inputs"].get("unknown_variables", True)}
 
 
 def load_specs():

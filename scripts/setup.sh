@@ -17,6 +17,10 @@ APT_PACKAGES=(openssh-server openssh-client sudo iproute2 iperf3 iputils-ping rs
   procps psmisc kmod git make python3-venv ca-certificates curl nftables gcc libc6-dev)
 REQS=(requirements/test.txt requirements/lab.txt)
 STAMP=$VENV/.setup-stamp
+# No byte-compiling at install: the `ansible` package alone is some 40,000 modules, and compiling all of
+# them is four fifths of its install's CPU time (about 20 s of a core); Python compiles a module the first
+# time it is imported instead, and keeps the result, so only what runs is ever compiled.
+PIP_INSTALL=(-m pip install -q --disable-pip-version-check --no-compile)
 
 note() { printf 'setup: %s\n' "$*"; }
 
@@ -42,8 +46,8 @@ if [ -n "$CONTROLLER_ONLY" ]; then
   if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "controller $want" ]; then exit 0; fi
   [ -x "$VENV/bin/python" ] || { note "creating $VENV with $PY"; "$PY" -m venv "$VENV"; }
   note "pip: installing the controller toolchain (requirements/controller.txt) into $VENV"
-  "$VENV/bin/python" -m pip install -q --disable-pip-version-check -U pip
-  "$VENV/bin/python" -m pip install -q --disable-pip-version-check -r requirements/controller.txt
+  "$VENV/bin/python" "${PIP_INSTALL[@]}" -U pip
+  "$VENV/bin/python" "${PIP_INSTALL[@]}" -r requirements/controller.txt
   echo "controller $want" > "$STAMP"
   note "ready (controller only): $("$VENV/bin/ansible" --version | sed -n 1p)"
   exit 0
@@ -83,8 +87,8 @@ if [ ! -x "$VENV/bin/python" ]; then
   "$PY" -m venv "$VENV"
 fi
 note "pip: installing pinned toolchain ($CONTROLLER_REQ ${REQS[*]})"
-"$VENV/bin/python" -m pip install -q --disable-pip-version-check -U pip
-"$VENV/bin/python" -m pip install -q --disable-pip-version-check -r "$CONTROLLER_REQ" "${REQS[@]/#/-r}"
+"$VENV/bin/python" "${PIP_INSTALL[@]}" -U pip
+"$VENV/bin/python" "${PIP_INSTALL[@]}" -r "$CONTROLLER_REQ" "${REQS[@]/#/-r}"
 # The lab's package source: the simulated Macs have no internet, so their pip installs MLX
 # from a wheelhouse the controller fills from PyPI (lab/macsim/wheelhouse.py), as an air-gapped
 # real cluster would from an internal mirror.

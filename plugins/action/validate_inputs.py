@@ -81,8 +81,8 @@ class ActionModule(ActionBase):
         defaults = _role_defaults(specs)
 
         # Each variable as the play sets it, else its role's plain default (one with no template: those
-        # need the role's own vars or facts, and are no user input): a play that checks the roles up front
-        # (site.yml's first task, preflight's validate_inventory) runs before those roles bring their
+        # need the role's own vars or facts, and are no user input): the play that checks the roles up front
+        # (playbooks/check_inputs.yml, every operation playbook's first) runs none of them, so has none of their
         # defaults, and a rule may hang on one (firewall's networks are checked where firewall_state is present).
         values = {}
         for name in options:

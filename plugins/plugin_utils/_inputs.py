@@ -38,11 +38,11 @@ from ansible_collections.macops.cluster.plugins.module_utils._problems import pr
 from ansible_collections.macops.cluster.plugins.plugin_utils import _input_rule_base, _input_rules
 
 # Facts the collection's roles publish with set_fact: names with a role's prefix that no argument
-# spec lists, and no typo either. macops_inputs_checked is this check's own registered result.
+# spec lists, and no typo either.
 PUBLISHED_FACTS = frozenset((
     "macops_preflight", "macops_topology", "macops_report", "macops_tb_network", "macops_rdma",
     "macops_mlx_backend", "macops_python_env", "macops_mlx", "macops_gpu",
-    "macops_exo", "macops_reboot", "macops_inputs_checked", "macops_sudoers", "macops_doctor",
+    "macops_exo", "macops_reboot", "macops_sudoers", "macops_doctor",
 ))
 
 _ALLOWED_BY_TYPE = {

@@ -15,15 +15,8 @@ from labtools import HOSTS, REPO, log_lines, recap, run_playbook
 from ansible_collections.macops.cluster.plugins.plugin_utils._inputs import load_specs
 
 SPECS = load_specs(os.path.join(REPO, "roles"))
-FIRST_TASK = {"site.yml": "Check the inventory and every variable before anything connects",
-              "reboot-cluster.yml": "Check the reboot settings",
-              "benchmark.yml": "Check the benchmark settings",
-              "deploy-model.yml": "Check the deployment settings",
-              "doctor.yml": "Check the inventory and every variable before anything connects",
-              "serve-model.yml": "Check the serving settings",
-              "update-macos.yml": "Check the update settings",
-              "support-bundle.yml": "Check the inventory and every variable before anything connects",
-              "known-hosts.yml": "Check the inventory and every variable before anything runs"}
+# Every playbook's first play is the collection's one input check (playbooks/check_inputs.yml), and its one task this.
+FIRST_TASK = "Check the inventory and every variable before anything connects"
 # The roles site.yml does not run, and the playbook that checks their variables first.
 PLAYBOOK_OF = {"reboot_cluster": "reboot-cluster.yml", "benchmark": "benchmark.yml",
                "deploy_model": "deploy-model.yml", "doctor": "doctor.yml", "serve": "serve-model.yml",
@@ -58,7 +51,7 @@ def assert_refused_before_anything_ran(proc, name, variable, before, after=None)
     # the first task is the one that failed, on every host (nothing ran before it, not even Ansible's
     # own argument check of a role), and its message names the variable
     tasks = [line for line in proc.stdout.splitlines() if line.startswith("TASK [")]
-    assert len(tasks) == 1 and FIRST_TASK[name] in tasks[0], tasks
+    assert len(tasks) == 1 and FIRST_TASK in tasks[0], tasks
     assert "%s = " % variable in out or "%s is not a macops.cluster variable" % variable in out, out[-3000:]
     # nothing connected: not one macOS command ran on any node, changing or not
     assert (shim_lines() if after is None else after) == before

@@ -40,9 +40,12 @@ WRONG = [
 
 
 def first_task(playbook):
+    """The name of the playbook's first task: that of the input check its first play imports."""
     with open(os.path.join(ROOT, playbook)) as handle:
         target = yaml.safe_load(handle)[0]["ansible.builtin.import_playbook"]
     with open(os.path.join(ROOT, "playbooks", target.rsplit(".", 1)[-1] + ".yml")) as handle:
+        first = yaml.safe_load(handle)[0]
+    with open(os.path.join(ROOT, "playbooks", first["ansible.builtin.import_playbook"])) as handle:
         return yaml.safe_load(handle)[0]["tasks"][0]["name"]
 
 

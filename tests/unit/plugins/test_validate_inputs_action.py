@@ -1,5 +1,5 @@
-"""macops.cluster.validate_inputs as a play runs it up front (site.yml's first task, preflight's
-validate_inventory): before the roles it checks bring their defaults. A rule that hangs on a plain
+"""macops.cluster.validate_inputs as the play every operation playbook starts with runs it
+(playbooks/check_inputs.yml): with none of the roles it checks, so none of their defaults. A rule that hangs on a plain
 default (firewall_state: present) must still apply, or bad input would pass the up-front check."""
 from unittest.mock import MagicMock
 

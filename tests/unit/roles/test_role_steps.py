@@ -1,8 +1,7 @@
 """Roles read as their steps (issue 31): a role's tasks/main.yml is its steps in the order the
 playbooks run them, no tasks file only includes another, and another entry point exists only for a
-phase a playbook runs apart. A role's own input check is its first step, skipped where the play
-checked every input first (site.yml's first task, preflight's validate_inventory: their result
-macops_inputs_checked names the roles they checked)."""
+phase a playbook runs apart. Inputs are checked once per run, in one place (issue 51): every operation
+playbook's first play is playbooks/check_inputs.yml, and no role checks its inputs again."""
 import glob
 import os
 import re
@@ -16,17 +15,18 @@ INCLUDES = ("ansible.builtin.import_tasks", "ansible.builtin.include_tasks",
 ROLE_IMPORTS = ("ansible.builtin.import_role", "ansible.builtin.include_role")
 # The entry points besides main: each a phase a playbook runs apart from the role's main.
 PHASES = {
-    "preflight": {"validate_inventory", "node"},
+    "preflight": {"limits"},  # no task: doctor.yml judges by preflight's limits (its defaults) without running it
     "topology": {"plan"},
     "rdma": {"gate"},
     "exo": {"networksetup_guard"},
-    "benchmark": {"validate"},
-    "deploy_model": {"validate", "absent"},  # deploy_model_state absent: the model off every node
+    "deploy_model": {"absent"},  # deploy_model_state absent: the model off every node
     "reboot_cluster": {"before", "restart"},
     "serve": {"completion", "timed"},  # reboot-cluster.yml and doctor.yml prove a served model answers; update-macos.yml times it
     "macos_update": {"after"},  # update-macos.yml runs site.yml's settings roles between main and after
 }
-SKIP = "['macops', '{role}'] is not subset(macops_inputs_checked['roles'] | default([]))"
+# The most places that may call macops.cluster.validate_inputs (issue 51: at most 8): the one play every
+# operation playbook starts with, and the end-to-end tests' own converge playbooks.
+CALL_SITES_MAX = 8
 
 
 def _load(path):
@@ -103,41 +103,57 @@ def test_site_yml_imports_each_changing_role_through_its_main():
     imports = [(role, tasks_from, task) for where, role, tasks_from, task in _role_imports()
                if where == os.path.join("playbooks", "site.yml")]
     mains = [role for role, tasks_from, _ in imports if tasks_from is None]
-    assert mains == ["sudoers", "power", "thunderbolt_network", "rdma", "ssh_mesh", "python_env", "gpu_memory",
+    assert mains == ["preflight", "sudoers", "power", "thunderbolt_network", "rdma", "ssh_mesh", "python_env", "gpu_memory",
                      "mlx", "exo", "firewall", "report"]
-    # site.yml checked every role's inputs first: no role checks its argument spec again.
-    assert all(task["ansible.builtin.import_role"].get("rolespec_validate") is False for _, _, task in imports)
+    assert [role for role, tasks_from, _ in imports if tasks_from is not None] == ["topology", "rdma", "exo"]
 
 
-def _validation_tasks():
-    """(role, its main's tasks, the index of its validate_inputs task) of every role whose main checks inputs."""
-    for path in sorted(glob.glob(os.path.join(ROOT, "roles", "*", "tasks", "main.yml"))):
-        role = path.split(os.sep)[-3]
-        tasks = _load(path) or []
-        for index, task in enumerate(tasks):
-            if "macops.cluster.validate_inputs" in task:
-                yield role, tasks, index
+def _validate_inputs_call_sites():
+    """The YAML files of the collection and its tests that run macops.cluster.validate_inputs, with how often."""
+    sites = {}
+    paths = glob.glob(os.path.join(ROOT, "*.yml")) + [
+        path for top in ("playbooks", "roles", "tests", "molecule", "docs", "inventories")
+        for path in glob.glob(os.path.join(ROOT, top, "**", "*.yml"), recursive=True)]
+    for path in paths:
+        relative = os.path.relpath(path, ROOT)
+        with open(path) as handle:
+            count = len(re.findall(r"^\s*(?:- )?macops\.cluster\.validate_inputs:", handle.read(), re.M))
+        if count:
+            sites[relative] = count
+    return sites
 
 
-def test_a_roles_own_input_check_is_its_first_step_and_skipped_where_the_play_checked_first():
-    checked = dict((role, (tasks, index)) for role, tasks, index in _validation_tasks())
-    assert set(checked) == {"sudoers", "power", "thunderbolt_network", "ssh_mesh", "python_env", "gpu_memory",
-                            "mlx", "exo", "firewall", "serve", "macos_update"}
-    for role, (tasks, index) in checked.items():
-        task = tasks[index]
-        assert index == 0, role
-        assert task["macops.cluster.validate_inputs"]["roles"] == ["macops", role], role
-        assert task["when"] == SKIP.format(role=role), role
+def test_inputs_are_checked_in_one_place():
+    sites = _validate_inputs_call_sites()
+    assert sum(sites.values()) <= CALL_SITES_MAX, sites
+    assert sites.get(os.path.join("playbooks", "check_inputs.yml")) == 1, sites
+    # No role checks its inputs: the playbook that runs it checked them before anything connected.
+    assert [site for site in sites if site.startswith("roles" + os.sep)] == [], sites
 
 
-def test_the_up_front_check_registers_the_result_the_roles_read():
-    site = _load(os.path.join(ROOT, "playbooks", "site.yml"))
-    first = site[0]["tasks"][0]
-    assert "macops.cluster.validate_inputs" in first and first["register"] == "macops_inputs_checked"
-    preflight = _load(os.path.join(ROOT, "roles", "preflight", "tasks", "validate_inventory.yml"))
-    assert [task.get("register") for task in preflight] == ["macops_inputs_checked"]
-    # Both check every role site.yml runs, with the same arguments.
-    assert preflight[0]["macops.cluster.validate_inputs"] == first["macops.cluster.validate_inputs"]
+def _operation_playbooks():
+    for path in sorted(glob.glob(os.path.join(ROOT, "playbooks", "*.yml"))):
+        if os.path.basename(path) != "check_inputs.yml":
+            yield os.path.basename(path), _load(path)
+
+
+def test_every_operation_playbook_starts_with_the_one_input_check_and_checks_nothing_twice():
+    imports = list(_role_imports())
+    for name, plays in _operation_playbooks():
+        first = plays[0]
+        assert first.get("ansible.builtin.import_playbook") == "check_inputs.yml", name
+        roles = first["vars"]["check_inputs_roles"]
+        # It names every role the playbook runs (their required variables are checked), and only those.
+        run = set(role for where, role, _, _ in imports if where == os.path.join("playbooks", name))
+        assert run <= set(roles), (name, sorted(run - set(roles)))
+        for play in plays[1:]:
+            assert "ansible.builtin.import_playbook" not in play, name
+            for task in _tasks(play.get("tasks")):
+                assert "macops.cluster.validate_inputs" not in task, name
+                for module in ROLE_IMPORTS:
+                    if module in task:
+                        # Checked in the first play: Ansible's own check of the argument spec would be a second.
+                        assert task[module].get("rolespec_validate") is False, (name, task.get("name"))
 
 
 def test_exos_main_skips_the_guard_a_play_ran_before():

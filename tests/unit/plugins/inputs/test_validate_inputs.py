@@ -160,7 +160,7 @@ def test_serve_probe_timeout_is_refused_with_its_new_name_and_what_changed():
 def test_unknown_names_get_the_closest_known_name_and_published_facts_pass():
     problems = _inputs.unknown_variables(
         ["macops_rdma_requried", "firewall_stat", "macops_topology", "unrelated_variable", "macops_exo_version",
-         "macops_inputs_checked"], SPECS)
+         "macops_preflight"], SPECS)
     assert [(p["code"], p["details"]["variable"], p["details"]["did_you_mean"]) for p in problems] == [
         ("input_unknown_variable", "firewall_stat", "firewall_state"),
         ("input_unknown_variable", "macops_rdma_requried", "macops_rdma_required")]
