@@ -21,9 +21,9 @@ printf '\n== antsibull-changelog lint\n'
 antsibull-changelog lint
 fragments=$(find changelogs/fragments -name '*.yml' -o -name '*.yaml' | wc -l)
 echo "changelog: ok: lint ($fragments fragments)"
-# How many releases changelogs/changelog.yaml holds, and the next release's version: galaxy.yml's,
-# or the minor after it when that version is released already (galaxy.yml gets its new version
-# when the release is cut).
+# How many releases changelogs/changelog.yaml holds, and the next release's version: galaxy.yml's
+# (it carries the next release's version, tests/unit/test_runtime_routing.py checks that), or the
+# minor after it in the moment between a release and galaxy.yml's next version.
 read -r released version < <("$BIN/python" - <<'EOF'
 import yaml
 from packaging.version import Version

@@ -66,6 +66,7 @@ options:
     description: Plan each model's run tensor parallel across every node (every node holds every layer's files).
     type: bool
     default: false
+    version_added: 0.2.0
   hpl:
     description: Plan the hpl suite's run, from O(macs).
     type: bool

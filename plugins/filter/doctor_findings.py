@@ -34,12 +34,14 @@ options:
     description: Every node of the play mapped to its registered M(macops.cluster.node_python) result.
     type: dict
     required: true
+    version_added: 0.2.0
   topology:
     description:
       - C(macops_topology), the topology role's plan over the swept nodes; its findings about the cables as they are
         are the C(cabling) check, and a cable lit toward a node that was not swept is that node's finding.
     type: dict
     required: true
+    version_added: 0.2.0
   settings:
     description:
       - The limits (C(min_macos), C(require_same_build), C(min_memory_gb), C(min_free_disk_gb),

@@ -59,12 +59,14 @@ options:
       - Each tool the checks may need mapped to the paths where it may be (any one will do), as node_facts'
         C(programs) read them (C(homebrew), C(rust), C(node)).
     type: dict
+    version_added: 0.2.0
   settings:
     description:
       - The settings of the roles in the run that decide which tools are needed (C(python_env_interpreter_source),
         C(exo_install), C(exo_install_method), C(exo_package_spec)); null for a role not in the play. None
         given, no tool is checked.
     type: dict
+    version_added: 0.2.0
 """
 
 EXAMPLES = r"""

@@ -121,6 +121,7 @@ options:
       - The section shows the placement (one row per rank), then what each node received over which cable and how
         fast; its C(data) holds the placement and the deployment's record. Empty, no deploy section.
     type: dict
+    version_added: 0.2.0
   serve:
     description:
       - serve-model.yml's run, for its section - C(state) (what the run asked), C(plan) (the
@@ -130,6 +131,7 @@ options:
         the first generation rate; a run that asked for the model and got no completion adds C(serve_not_ready). Empty, no
         serve section.
     type: dict
+    version_added: 0.2.0
   update:
     description:
       - update-macos.yml's run, for its section - C(check_mode), C(plan) (the P(macops.cluster.macos_update_plan#filter)
@@ -145,6 +147,7 @@ options:
         check findings); a node restarted by the deadline adds C(macos_update_restarted_by_deadline). Empty, no
         update section.
     type: dict
+    version_added: 0.2.0
   benchmark:
     description:
       - benchmark.yml's runs, for its section - C(plan) (the P(macops.cluster.benchmark_plan#filter) plan), C(tests)
@@ -160,12 +163,14 @@ options:
         C(serve.png), C(history.png)), and the report gets the benchmark's section (one table per suite, the plots). Empty, no
         benchmark.
     type: dict
+    version_added: 0.2.0
   write:
     description:
       - Whether to write the files. False builds the model all the same and returns the verdict, RV(stats) and
         RV(section_lines), so a run with its report turned off still has its one verdict.
     type: bool
     default: true
+    version_added: 0.2.0
   keep:
     description:
       - Also copy this run's C(report.json), C(report.md) and C(index.html) to C(history/TIME/) in O(dest) and keep the
@@ -173,6 +178,7 @@ options:
         The copies are history, not a change. V(0) keeps none.
     type: int
     default: 0
+    version_added: 0.2.0
   fail_on:
     description: Verdicts (C(degraded), C(failed)) that fail the task once the report is written.
     type: list

@@ -231,11 +231,13 @@ options:
   root:
     description: V(absent) only. The models directory, which O(dest) and every path of O(also) must lie inside.
     type: path
+    version_added: 0.2.0
   also:
     description: V(absent) only. More directories of the model to remove, such as its source copies.
     type: list
     elements: path
     default: []
+    version_added: 0.2.0
 seealso:
   - module: macops.cluster.node_facts
 """

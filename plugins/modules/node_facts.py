@@ -104,6 +104,7 @@ options:
     type: list
     elements: str
     default: []
+    version_added: 0.2.0
   models_dirs:
     description:
       - Directories whose model directories C(models) lists, each one that holds a deployment record
@@ -127,6 +128,7 @@ options:
         holds serial numbers.
     type: bool
     default: false
+    version_added: 0.2.0
   mac:
     description:
       - A C(macops_mac) fact read earlier (by this module's C(mac) group or M(macops.cluster.system_profiler)),

@@ -194,11 +194,14 @@ def check_options(options, values, host=None):
     return validated, problems
 
 
-# Roles renamed since a release, {old prefix: (new prefix, the release that renamed it)}: a variable
-# still spelled the old way would otherwise be silently ignored (cluster_reboot_mode=rolling, say, and
-# every node reboots at once).
-RENAMED_PREFIXES = {"cluster_reboot_": ("reboot_cluster_", "0.2.0")}
-# Variables whose meaning changed with their name, {old: (new, the release that renamed it, what changed)}.
+# Roles renamed since a release, {old prefix: (new prefix, the last release with the old name, the
+# release that renamed it)}: a variable still spelled the old way would otherwise be silently ignored
+# (cluster_reboot_mode=rolling, say, and every node reboots at once). The old role itself is a stub
+# that fails with the same names (roles/cluster_reboot; meta/runtime.yml cannot route a role).
+RENAMED_PREFIXES = {"cluster_reboot_": ("reboot_cluster_", "0.1.0", "0.2.0")}
+# Variables whose meaning changed with their name, {old: (new, the version that has the new name, what
+# changed)}. serve_probe_timeout was never released (the serve role is new in 0.2.0): it was renamed on
+# the way to 0.2.0, and the message says so rather than call it a name of an older release.
 RENAMED_VARIABLES = {"serve_probe_timeout": ("serve_stall_timeout", "0.2.0", "a hang is now seconds in which nothing "
                                              "moves, not one probe's latency: a busy server is no longer restarted")}
 
@@ -215,17 +218,18 @@ def unknown_variables(names, specs, host=None, extra_known=()):
     for name in sorted(str(name) for name in names):
         renamed = [(old, new) for old, new in RENAMED_PREFIXES.items() if name.startswith(old)]
         if renamed:
-            old, (new, version) = renamed[0]
+            old, (new, released, version) = renamed[0]
             now = new + name[len(old):]
             problems.append(problem(
-                "input_unknown_variable", "%s is a name from before %s: the variables of its role are now %s*."
-                % (name, version, new), "Rename it to %s" % now,
+                "input_unknown_variable", "%s is a variable of macops.cluster.%s, the role's name in %s: %s renamed "
+                "it macops.cluster.%s and its variables %s*." % (name, old[:-1], released, version, new[:-1], new),
+                "Rename it to %s" % now,
                 host=host, details={"variable": name, "did_you_mean": now}))
             continue
         if name in RENAMED_VARIABLES:
             now, version, why = RENAMED_VARIABLES[name]
             problems.append(problem(
-                "input_unknown_variable", "%s is a name from before %s: %s." % (name, version, why),
+                "input_unknown_variable", "%s was renamed %s before %s was released: %s." % (name, now, version, why),
                 "Rename it to %s" % now, host=host, details={"variable": name, "did_you_mean": now}))
             continue
         if not name.startswith(prefixes) or name in known:

@@ -219,35 +219,3 @@ def test_ansible_doc_shows_each_filter_its_own_documentation(tmp_path):
     docs = json.loads(result.stdout)
     assert sorted(docs) == sorted(FQCN + name for name in names)
     assert {name: docs[FQCN + name]["doc"]["name"] for name in names} == {name: name for name in names}
-
-
-def _released():
-    """{(kind, name): the release that lists it as new} from changelogs/changelog.yaml, and the next
-    version (galaxy.yml's, or the minor after it once that is released, as scripts/changelog.sh says)."""
-    with open(os.path.join(ROOT, "changelogs", "changelog.yaml"), encoding="utf-8") as handle:
-        releases = yaml.safe_load(handle)["releases"] or {}
-    found = {}
-    for version, release in releases.items():
-        found.update((("module", entry["name"]), version) for entry in release.get("modules") or [])
-        for kind, entries in (release.get("plugins") or {}).items():
-            found.update(((kind, entry["name"]), version) for entry in entries)
-    with open(os.path.join(ROOT, "galaxy.yml"), encoding="utf-8") as handle:
-        version = yaml.safe_load(handle)["version"]
-    if version in releases:
-        major, minor = version.split(".")[:2]
-        version = "%s.%d.0" % (major, int(minor) + 1)
-    return found, version
-
-
-def test_version_added_is_the_release_that_first_shipped_the_plugin():
-    """A plugin a release lists as new says that release; one no release lists yet says the next."""
-    released, upcoming = _released()
-    wrong = {}
-    for kind, folder in (("module", "modules"), ("filter", "filter")):
-        for stem in _names(folder):
-            doc = _documentation(os.path.join(ROOT, "plugins", folder, stem + ".py"))
-            name = doc.get("module") or doc["name"]
-            said, true = str(doc["version_added"]), released.get((kind, name), upcoming)
-            if said != true:
-                wrong["%s %s" % (kind, name)] = "says %s, first shipped in %s" % (said, true)
-    assert not wrong, wrong

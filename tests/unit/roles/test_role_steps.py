@@ -21,6 +21,7 @@ PHASES = {
     "exo": {"networksetup_guard"},
     "deploy_model": {"absent"},  # deploy_model_state absent: the model off every node
     "reboot_cluster": {"before", "restart"},
+    "cluster_reboot": {"before", "restart"},  # 0.1.0's name of reboot_cluster: each entry point a stub that fails
     "serve": {"completion", "timed"},  # reboot-cluster.yml and doctor.yml prove a served model answers; update-macos.yml times it
     "macos_update": {"after"},  # update-macos.yml runs site.yml's settings roles between main and after
 }

@@ -124,8 +124,10 @@ def scraped_leader(tmp_path, leader_factory):  # noqa: F811 - the fixture import
               "launch": {"ips": ["127.0.0.1"], "rdma": [[]], "ports": [[free_port()], [free_port()]]},
               "launch_env": {"MLX_RANK": "0", "FAKE_MODE": str(mode)}, "run_dir": str(tmp_path),
               "log_dir": str(tmp_path), "api_key_file": str(tmp_path / "api-key"),
-              "metrics_token_file": str(tmp_path / "scrape-token"), "ready_timeout": 20, "probe_interval": 1,
-              "stall_timeout": 10, "restart_limit": 3, "heartbeat_timeout": 5}
+              "metrics_token_file": str(tmp_path / "scrape-token"), "ready_timeout": 60, "probe_interval": 1,
+              # Wide: a loaded CI machine must not make a slow probe a hang (a restart between the reads
+              # below would change the generation they compare).
+              "stall_timeout": 60, "restart_limit": 3, "heartbeat_timeout": 30}
     return leader_factory(config)
 
 
