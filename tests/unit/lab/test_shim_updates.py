@@ -6,6 +6,7 @@ stdin) restarts the host into its build."""
 import os
 import subprocess
 import time
+from statistics import median
 
 import pytest
 from shimlab import LAB_DIR, power_request, wait_exit  # noqa: F401 - LAB_DIR puts macsim on sys.path
@@ -92,17 +93,18 @@ def test_a_download_prepares_the_update_and_restarts_nothing_then_its_install_re
     prepares while the node keeps running, proves the password after `Downloaded:`, and leaves the update prepared,
     not staged: a plain restart would not install it. Its install then takes PREPARED_SHARE of U and restarts."""
     with offered.edit_state() as state:
-        state["update_seconds"] = 2.0
+        state["update_seconds"] = 4.0
     started = time.monotonic()
     fetched = download(offered)
-    assert fetched.rc == 0 and time.monotonic() - started >= 1.8, fetched
+    assert fetched.rc == 0 and time.monotonic() - started >= 3.6, fetched
     assert "Downloading: 100.00%" in fetched.out and fetched.out.endswith("Downloaded: macOS Tahoe 26.3\nDone.\n")
     state = offered.state()
     assert state["prepared_update"] == LABEL and "staged_update" not in state
     assert not os.path.exists(os.path.join(offered.host_dir(), "run", "power_request"))
     started = time.monotonic()
     result = install(offered, "--user", "admin", "--stdinpass", env={"MACLAB_INIT_PID": str(fake_launchd.pid)})
-    assert result.rc == 0 and time.monotonic() - started < 1.0, result
+    # Its share of U (updates.PREPARED_SHARE), not all of it: well under U even on a busy machine.
+    assert result.rc == 0 and time.monotonic() - started < 3.0, result
     assert power_request(offered) == "authrestart" and wait_exit(fake_launchd, 5) == -15
     state = offered.state()
     assert updates.staged_boot(state) and "prepared_update" not in state
@@ -278,7 +280,8 @@ def test_the_slow_build_fault_takes_effect_at_the_boot_of_the_new_build_and_its_
         loop.wait()
     # Paused 90 % of the time: a tenth of the turns in theory; under half with the machine busy elsewhere (a process
     # continued gets the cores first, so on a busy machine a pause costs it less than its share of the time).
-    assert max(slowed) < 0.5 * min(free) and min(again) > max(slowed), (free, slowed, again)
+    # Medians: on a busy machine one period of a free run can be slow too.
+    assert median(slowed) < 0.5 * median(free) and min(again) > median(slowed), (free, slowed, again)
 
 
 def process_states(pids, seconds):

@@ -159,10 +159,15 @@ def test_every_operation_playbook_starts_with_the_one_input_check_and_checks_not
 
 def test_exos_main_skips_the_guard_a_play_ran_before():
     main = _load(os.path.join(ROOT, "roles", "exo", "tasks", "main.yml"))
-    read = next(task for task in main if "macops.cluster.node_facts" in task)
-    guard = next(task for task in main if task.get("ansible.builtin.import_tasks") == "networksetup_guard.yml")
-    assert read["register"] == "__exo_launchd" and read["when"] == "__exo_networksetup_guard is not defined"
-    assert guard["when"] == "__exo_launchd is not skipped"
+    # One task where the play ran the guard: the include of the launchd read and the guard, skipped.
+    include = next(task for task in main if "ansible.builtin.include_tasks" in task)
+    assert include["ansible.builtin.include_tasks"]["file"] == "networksetup.yml"
+    assert include["when"] == "__exo_networksetup_guard is not defined"
+    assert not any("macops.cluster.node_facts" in task or task.get("ansible.builtin.import_tasks") == "networksetup_guard.yml"
+                   for task in main)
+    own = _load(os.path.join(ROOT, "roles", "exo", "tasks", "networksetup.yml"))
+    assert [task.get("register") for task in own] == ["__exo_launchd", None]
+    assert own[1]["ansible.builtin.import_tasks"] == "networksetup_guard.yml"
     registered = [task.get("register") for task in _tasks(_load(
         os.path.join(ROOT, "roles", "exo", "tasks", "networksetup_guard.yml")))]
     assert "__exo_networksetup_guard" in registered
