@@ -4,7 +4,7 @@
     python3 scripts/problems_doc.py           # regenerate docs/problems.md
     python3 scripts/problems_doc.py --check   # exit 1 when docs/problems.md is stale
 
-The registry is the source of truth; tests/unit/test_problems_doc.py fails when the file and
+The registry is the source of truth; tests/unit/plugins/module_utils/test_problems.py fails when the file and
 the registry disagree, so a new code means running this script once.
 """
 

@@ -7,7 +7,7 @@ Why the filters import their engine when called, not when their file loads: to f
 filter, ansible-core's Jinja2Loader (2.21, plugins/loader.py) imports every file under plugins/filter/, in every
 forked worker that templates one. A plugin_utils import at the top of each file made every such worker import every
 engine (the doctor's, the benchmark's, the planners'): 7.5 % of ansible-playbook's CPU in an idempotent site.yml run
-(py-spy). tests/unit/plugins/filter/test_filter_imports.py keeps it so."""
+(py-spy). tests/unit/plugins/plugin_utils/test_filter_support.py keeps it so."""
 
 from __future__ import absolute_import, division, print_function
 

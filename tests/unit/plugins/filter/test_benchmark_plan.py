@@ -1,103 +1,28 @@
-"""The links suite's rounds: every cable once, no node twice in a round, as few rounds as the most
-cables at one node allows (where the cabling allows it), from the applied plan's shape."""
-import itertools
+"""macops.cluster.benchmark_plan (benchmark.yml's plan from the node facts, run once on the controller): a model
+missing on a node is an error naming the node and the variable before any suite runs, and HPL is planned only when
+asked, a gap in the facts stopping the run."""
+from ansible_collections.macops.cluster.plugins.filter.benchmark_plan import benchmark_plan
 
-import pytest
-
-from ansible_collections.macops.cluster.plugins.module_utils._plan_error import PlanError
-from ansible_collections.macops.cluster.plugins.plugin_utils._bench_plan import (
-    cables_from_plan,
-    links_plan,
-    plan_rounds,
-)
+from generate_fixture import HOSTS, MODEL, files_of
+from hpl_fixture import MACS
 
 
-def applied_plan(edges):
-    """thunderbolt-plan.json's hosts for cables [(a, b)], addresses 198.19.0.x/30 as the role plans them."""
-    hosts, ports = {}, {}
-    for number, (a, b) in enumerate(edges):
-        ends = []
-        for host in (a, b):
-            ports[host] = ports.get(host, 2) + 1
-            ends.append((host, "en%d" % ports[host], "198.19.%d.%d" % (number // 60, 4 * (number % 60) + len(ends) + 1)))
-        link_id = "%s:%s--%s:%s" % (ends[0][0], ends[0][1], ends[1][0], ends[1][1])
-        for (host, port, ip), (peer, _port, peer_ip) in ((ends[0], ends[1]), (ends[1], ends[0])):
-            hosts.setdefault(host, {})[port] = {"ip": ip, "link_id": link_id, "peer_host": peer, "peer_ip": peer_ip,
-                                                "netmask": "255.255.255.252", "prefix": 30}
-    return hosts
+def test_a_model_missing_on_a_node_is_an_error_naming_the_node_and_the_variable():
+    plan = benchmark_plan({}, HOSTS, models=[MODEL + "/"], model_files=files_of(["mac1", "mac2", "mac4"]),
+                          generate_backend="ring")
+    assert plan["generate"] == []
+    (found,) = plan["problems"]
+    assert found["code"] == "bench_model_missing" and found["host"] == "mac3" and found["severity"] == "error"
+    assert "benchmark_generate_models" in found["message"] and MODEL in found["message"]
 
 
-def names(count):
-    return ["mac%d" % i for i in range(1, count + 1)]
+def test_the_benchmark_plan_plans_hpl_only_when_asked_and_a_gap_in_the_facts_stops_the_run():
+    from ansible_collections.macops.cluster.plugins.filter.benchmark_plan import benchmark_plan
 
-
-def ring(count):
-    nodes = names(count)
-    return [(nodes[i], nodes[(i + 1) % count]) for i in range(count)]
-
-
-def check(plan, edges):
-    tests = [test for members in plan["rounds"] for test in members]
-    assert sorted(t["link_id"] for t in tests) == sorted(c["link_id"] for c in plan["cables"])
-    assert len(plan["cables"]) == len(edges) == plan["one_at_a_time"]
-    for number, members in enumerate(plan["rounds"], start=1):
-        busy = [host for t in members for host in (t["client"], t["server"])]
-        assert len(busy) == len(set(busy)), members
-        assert all(t["round"] == number for t in members)
-
-
-@pytest.mark.parametrize("edges, rounds", [
-    (list(itertools.combinations(names(4), 2)), 3),   # the 4-node mesh: 6 cables
-    (ring(8), 2),                                     # an even ring: 8 cables
-    (ring(5), 3),                                     # an odd ring cannot do with 2
-    (list(itertools.combinations(names(8), 2)), 7),   # 8 nodes fully meshed (28 cables)
-    (list(itertools.combinations(names(3), 2)), 3),   # a triangle
-    ([("mac1", "mac2")], 1),
-    ([("mac1", "mac2"), ("mac2", "mac3")], 2),        # a line
-])
-def test_rounds_are_disjoint_and_as_few_as_possible(edges, rounds):
-    plan = links_plan(applied_plan(edges))
-    check(plan, edges)
-    assert len(plan["rounds"]) == rounds
-
-
-def test_two_cables_between_the_same_pair_are_two_rounds():
-    edges = [("mac1", "mac2"), ("mac1", "mac2"), ("mac3", "mac4")]
-    plan = links_plan(applied_plan(edges))
-    check(plan, edges)
-    assert len(plan["rounds"]) == 2
-
-
-def test_the_client_is_the_end_that_sorts_first_and_uses_its_own_address():
-    plan = links_plan(applied_plan([("mac10", "mac2")]))
-    test = plan["rounds"][0][0]
-    assert (test["client"], test["server"]) == ("mac2", "mac10")
-    hosts = applied_plan([("mac10", "mac2")])
-    assert hosts["mac2"][test["client_port"]]["ip"] == test["client_ip"]
-    assert hosts["mac10"][test["server_port"]]["ip"] == test["server_ip"]
-
-
-def test_only_cables_between_the_hosts_asked_for():
-    edges = list(itertools.combinations(names(4), 2))
-    plan = links_plan(applied_plan(edges), hosts=["mac1", "mac2", "mac3"])
-    assert sorted((c["a"], c["b"]) for c in plan["cables"]) == [("mac1", "mac2"), ("mac1", "mac3"), ("mac2", "mac3")]
-
-
-def test_a_plan_entry_without_its_fields_or_a_one_ended_cable_is_refused():
-    with pytest.raises(PlanError, match="needs link_id, ip, peer_host and peer_ip"):
-        cables_from_plan({"mac1": {"en3": {"ip": "198.19.0.1"}}})
-    hosts = applied_plan([("mac1", "mac2")])
-    del hosts["mac2"]
-    with pytest.raises(PlanError, match="does not have two matching ends"):
-        cables_from_plan(hosts)
-
-
-def test_nothing_cabled_is_no_round():
-    assert plan_rounds([]) == [] and links_plan({})["rounds"] == []
-
-
-def test_the_schedule_runs_every_round_once_per_repeat():
-    edges = list(itertools.combinations(names(4), 2))
-    plan = links_plan(applied_plan(edges), repeats=2)
-    assert len(plan["schedule"]) == 6 and plan["schedule"][:3] == [[dict(t, repeat=0) for t in r] for r in plan["rounds"]]
-    assert [t["repeat"] for members in plan["schedule"][3:] for t in members] == [1] * 6
+    assert benchmark_plan({}, ["mac1", "mac2"], macs=MACS)["hpl"] is None
+    plan = benchmark_plan({}, ["mac1", "mac2"], hpl=True, hpl_nb=256, macs=MACS)
+    assert plan["hpl"]["ranks"] == 48 and plan["hpl"]["hpl_dat"].count("\n") == 31 and plan["problems"] == []
+    assert plan["macs"] == MACS
+    broken = benchmark_plan({}, ["mac1", "mac3"], hpl=True, macs=MACS)
+    assert broken["hpl"] is None and [p["code"] for p in broken["problems"]] == ["bench_hpl_failed"]
+    assert "lack the memory of mac3" in broken["problems"][0]["message"]

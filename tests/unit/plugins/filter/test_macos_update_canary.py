@@ -1,73 +1,23 @@
-"""update-macos.yml's canary (plugins/plugin_utils/_update_canary.py, filter macos_update_canary): serving comes back
-between waves only where it runs across two builds (MLX's ring over TCP, not RDMA); the canary's checks are doctor's
-own on its read; the served figure, the best of a few timed completions, may not fall more than
-macos_update_max_regression_percent; the plan carries all of it."""
+"""macops.cluster.macos_update_canary: the canary's checks are doctor's own on its read; the served figure, the
+best of a few timed completions, may not fall more than macos_update_max_regression_percent; no answer on the new
+build is serve_not_ready; a read that is not node_facts' is a filter error."""
 import copy
 
 import pytest
-
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.macops.cluster.plugins.filter.macos_update_canary import macos_update_canary
 from ansible_collections.macops.cluster.plugins.module_utils._problems import REGISTRY
-from ansible_collections.macops.cluster.plugins.plugin_utils._update_canary import (best_rate, canary_plan,
-                                                                                    serving_between_waves)
-from ansible_collections.macops.cluster.plugins.plugin_utils._update_plan import update_plan
+from ansible_collections.macops.cluster.plugins.plugin_utils._update_canary import canary_plan
 
-from test_doctor_checks import NO_REPLY, healthy_sweep
-from test_macos_update_plan import SETTINGS, cluster, node, owners
+from doctor_sweep import NO_REPLY, healthy_sweep
+from update_cluster import RING, WAVES, timed
 
-RING = {"rank": 0, "backend": "ring", "endpoint": {"url": "http://198.18.2.11:8080"}, "hosts": ["mac1", "mac2"]}
-WAVES = [["mac1"], ["mac2", "mac3", "mac4"]]
 PLAN_FILE = "/Library/Application Support/macops/thunderbolt-plan.json"
-
-
-def timed(tokens_per_second, tokens=64):
-    """One timed completion as ansible.builtin.uri returns it (the endpoint's own seconds in its header)."""
-    return {"status": 200, "x_macops_seconds": "%.3f" % (tokens / tokens_per_second),
-            "json": {"usage": {"completion_tokens": tokens}}}
 
 
 def planned(serving=RING, percent=10, strategy="canary_parallel"):
     return {"canary": canary_plan(WAVES, strategy, serving, percent)}
-
-
-@pytest.mark.parametrize("serving, waves, between", [
-    (RING, WAVES, True),
-    (dict(RING, backend="jaccl"), WAVES, False),
-    (dict(RING, backend="jaccl-ring"), WAVES, False),
-    (None, WAVES, False),
-    (RING, [["mac1", "mac2"]], False),  # one wave: serving comes back after it anyway
-    (dict(RING, runtime="exo"), WAVES, False),  # exo needs one build on every node
-])
-def test_serving_comes_back_between_waves_only_where_it_runs_across_two_builds(serving, waves, between):
-    decided = serving_between_waves(serving, waves)
-    assert decided["between_waves"] is between and decided["why"].startswith(decided["reason"])
-
-
-def test_the_plan_names_the_canary_and_when_its_figure_is_compared():
-    plan = update_plan(cluster(), owners(), dict(SETTINGS, serving=RING, max_regression_percent=10))
-    assert plan["canary"] == {"host": "mac1", "between_waves": True, "compare": "canary", "max_regression_percent": 10.0,
-                              "why": plan["canary"]["why"], "reason": "mlx-lm over ring runs over TCP across two builds"}
-    rdma = update_plan(cluster(), owners(), dict(SETTINGS, serving=dict(RING, backend="jaccl"), max_regression_percent=10))
-    assert (rdma["canary"]["host"], rdma["canary"]["compare"], rdma["canary"]["between_waves"]) == ("mac1", "after",
-                                                                                                   False)
-    assert update_plan(cluster(), owners(), dict(SETTINGS, serving=RING, max_regression_percent=0))["canary"][
-        "compare"] is None
-    assert update_plan(cluster(), owners(), dict(SETTINGS, serving=None))["canary"]["compare"] is None
-    # Nodes already on different builds (a run after a regression stopped the rollout): no figure is the old
-    # build's, so nothing is compared (macos_update_max_regression_percent 0 says the same, on purpose).
-    split = update_plan(cluster(mac1=node(version="26.2.1", build="25C60")), owners(),
-                        dict(SETTINGS, serving=RING, max_regression_percent=10))
-    assert split["canary"]["compare"] is None
-    together = update_plan(cluster(), owners(), dict(SETTINGS, strategy="parallel", serving=RING,
-                                                     max_regression_percent=10))["canary"]
-    assert (together["host"], together["compare"]) == (None, "after")
-
-
-def test_the_best_of_the_timed_completions_counts_and_a_failed_one_does_not():
-    assert best_rate([timed(20.0), timed(32.0), {"status": 503, "json": {}}]) == 32.0
-    assert best_rate([{"status": -1, "msg": "timed out"}]) is None and best_rate(None) is None
 
 
 def test_a_healthy_canary_within_the_margin_proves_the_cluster():

@@ -1,24 +1,12 @@
-"""macops.cluster.preflight_checks: every check's verdict from the node read, and the one decision
-on the macOS build (most nodes win; on a tie the newest)."""
+"""macops.cluster.preflight_checks: every check's verdict from the node read, each failed check a catalogue
+problem with its fix, the tools the roles need, and the build off the majority named."""
 import pytest
-
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.macops.cluster.plugins.filter.preflight_checks import preflight_checks
 from ansible_collections.macops.cluster.plugins.module_utils._problems import is_problem
-from ansible_collections.macops.cluster.plugins.plugin_utils._preflight_checks import cluster_build
 
-GIB = 1073741824
-
-
-def mac(version="26.2", build="25C56", memory_gb=512):
-    return {"macos_version": version, "macos_build": build, "memory_bytes": memory_gb * GIB}
-
-
-def node(free_gb=500.0, filevault=("off", False, "FileVault is Off."), sshd=True):
-    state, on, status = filevault
-    return {"volumes": {"/": {"free_gb": free_gb}}, "filevault": {"state": state, "on": on, "status": status},
-            "launchd": {"com.openssh.sshd": sshd}}
+from preflight_read import mac, node, responded
 
 
 def codes(result):
@@ -54,19 +42,6 @@ def test_the_build_off_the_majority_is_named_with_the_target():
     assert "build 25C57" in odd["problems"][0]["message"]
 
 
-def test_a_tie_goes_to_the_newest_build_so_the_older_nodes_update():
-    macs = {"mac1": mac("26.2", "25C56"), "mac2": mac("26.3", "25D60")}
-    assert cluster_build(macs) == ("25D60", "26.3", ["mac2"])
-    assert codes(preflight_checks(macs["mac1"], node(), "mac1", macs)) == [("macos_build_mismatch", "error", "mac1")]
-    # numbers compare as numbers: 26.10 is newer than 26.9
-    assert cluster_build({"a": mac("26.9", "x"), "b": mac("26.10", "y")})[0] == "y"
-
-
-def responded(version="26.3.1", build="25D771280a"):
-    """A node carrying the security response (a) on top of its release."""
-    return dict(mac(version, build), macos_version_extra="(a)")
-
-
 def test_a_node_that_took_a_security_response_alone_is_named_with_its_release_and_the_way_forward():
     macs = {"mac1": mac("26.3.1", "25D2128"), "mac2": responded(), "mac3": mac("26.3.1", "25D2128")}
     odd = preflight_checks(macs["mac2"], node(), "mac2", macs)
@@ -84,11 +59,6 @@ def test_a_node_that_took_a_security_response_alone_is_named_with_its_release_an
     # Different releases are no drift: no response sentence.
     moved = {"mac1": mac("26.3", "25D60"), "mac2": mac("26.3", "25D60"), "mac3": responded()}
     assert "security response" not in preflight_checks(moved["mac3"], node(), "mac3", moved)["problems"][0]["message"]
-
-
-def test_a_tie_between_a_release_and_its_security_response_goes_to_the_response():
-    macs = {"mac1": mac("26.3.1", "25D2128"), "mac2": responded()}
-    assert cluster_build(macs) == ("25D771280a", "26.3.1 (a)", ["mac2"])
 
 
 def test_filevault_on_and_pending():

@@ -1,0 +1,36 @@
+"""macops.cluster.node_facts: one run per node, each command at most once, facts set, a failing required read
+failing the module; against mocked commands (each group's reads: module_utils/test_node_reads.py and
+test_node_collect.py)."""
+
+import pytest
+
+from ansible_collections.macops.cluster.plugins.modules import node_facts
+
+from fake_node import AUTHRESTART, DF_ROOT, FDESETUP, PORTS, PRINT_DISABLED, PROFILE, SSHD, studio
+from module_harness import run_module
+
+
+@pytest.mark.parametrize("check_mode", [False, True])
+def test_defaults_read_each_command_once(monkeypatch, capsys, check_mode):
+    result, calls = run_module(monkeypatch, capsys, node_facts.main,
+                               {"set_facts": True, "_ansible_check_mode": check_mode}, studio())
+    assert result.get("failed") is None, result.get("msg")
+    # system_profiler has the macOS version and build (SPSoftwareDataType): no sw_vers.
+    assert sorted(calls) == sorted([PROFILE, PORTS, DF_ROOT, FDESETUP, AUTHRESTART, SSHD, PRINT_DISABLED])
+    assert result["changed"] is False
+    assert result["macos"] == {"version": "26.2", "extra": None, "build": "25C56"}
+    assert result["mac"]["chip"] == "Apple M3 Ultra"
+    assert result["volumes"]["/"]["free_gb"] > 0
+    assert result["filevault"]["state"] == "off" and result["filevault"]["on"] is False
+    assert result["filevault"]["supports_authrestart"] is False and result["launchd_disabled"] == []
+    assert result["launchd"] == {"com.openssh.sshd": True}
+    facts = result["ansible_facts"]
+    assert facts["macops_mac"] == result["mac"]
+    assert facts["macops_node"]["launchd"] == result["launchd"] and "mac" not in facts["macops_node"]
+    assert set(facts) >= {"user_id", "user_dir"}
+
+
+def test_a_failing_required_read_fails(monkeypatch, capsys):
+    result, _calls = run_module(monkeypatch, capsys, node_facts.main, {},
+                                studio({tuple(FDESETUP): (1, "", "fdesetup: not permitted\n")}))
+    assert result["failed"] is True and "fdesetup status" in result["msg"]
