@@ -169,7 +169,7 @@ def load_yaml(path):
 
 
 def first_check(playbook):
-    """What the playbook's input check checks: {name, roles, entry_points, unknown_variables}.
+    """What the playbook's input check checks: {name, roles} (each role's main entry point).
 
     The root shim (site.yml) imports playbooks/<name>.yml; that file's first play must be the import of
     check_inputs.yml (the collection's one input check, its roles in check_inputs_roles), or this raises (a
@@ -185,8 +185,7 @@ def first_check(playbook):
     roles = (first.get("vars") or {}).get("check_inputs_roles")
     if not isinstance(roles, list):
         raise SystemExit("%s: check_inputs_roles (%r) is not a list this script can read" % (playbook, roles))
-    return {"name": check["name"], "roles": roles, "entry_points": {},
-            "unknown_variables": check["macops.cluster.validate_inputs"].get("unknown_variables", True)}
+    return {"name": check["name"], "roles": roles}
 
 
 def load_specs():
@@ -199,7 +198,7 @@ def options_checked(specs, check):
     from ansible_collections.macops.cluster.plugins.plugin_utils import _inputs
     options = {}
     for role in check["roles"]:
-        options.update(_inputs.role_options(specs, role, check["entry_points"].get(role, "main")))
+        options.update(_inputs.role_options(specs, role, "main"))
     return options
 
 
@@ -223,7 +222,7 @@ def refusals(specs, check, answers, macs=None):
     values.update(answers)
     management = dict((host, "192.0.2.%d" % (10 + index)) for index, host in enumerate(macs, 1))
     context = _input_rule_base.Context(macs[0], macs, management)
-    return _inputs.validate(specs, check["roles"], values, context, entry_points=check["entry_points"])
+    return _inputs.validate(specs, check["roles"], values, context)
 
 
 def accepted(specs, check, variable, value):

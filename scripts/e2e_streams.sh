@@ -48,20 +48,11 @@ trap 'lane_cgroups_end; rm -rf "$logs"' EXIT
 export MACLAB_E2E_LOGS=$logs
 SECRETS=tests/e2e/lab/test_98_secrets.py
 
-# The role suites that start from a fresh `maclab up` (their fresh_lab fixture) go first: the others then
-# leave lab 1 with MLX, exo and the environment installed, so molecule's converge after them installs
-# nothing again (a converge from bare costs about three times an idempotent one's CPU, most of it pip).
-ROLES_FRESH_FIRST=(tests/e2e/roles/test_gpu_memory.py tests/e2e/roles/test_preflight.py)
-ROLES_IN_ORDER=("${ROLES_FRESH_FIRST[@]}")
-for suite in tests/e2e/roles/test_*.py; do
-  [[ " ${ROLES_FRESH_FIRST[*]} " == *" $suite "* ]] || ROLES_IN_ORDER+=("$suite")
-done
-
 # E2E_AFTER_LAB1 (make test: molecule and the benchmark smoke runs): a command run on lab 1, kept
 # up, once its stream passed, while lab 0's longer stream goes on; its status is the lab 1 lane's.
 lab1_lane() {
   MACLAB_KEEP_UP=$([ -n "${E2E_AFTER_LAB1:-}" ] && echo 1 || echo 0) pytest_run lab1 --ignore="$SECRETS" \
-    tests/e2e/collection tests/e2e/lab tests/e2e/lab_shims tests/e2e/modules "${ROLES_IN_ORDER[@]}" \
+    tests/e2e/collection tests/e2e/lab tests/e2e/lab_shims tests/e2e/modules tests/e2e/roles \
     2>&1 | sed -u 's/^/[lab 1] /'
   local status=${PIPESTATUS[0]}
   if [ "$status" -ne 0 ] || [ -z "${E2E_AFTER_LAB1:-}" ]; then return "$status"; fi
