@@ -54,6 +54,23 @@ def verdict(host, python, rc, stdout, stderr, min_version):
                   % (host, min_version, python, rc, said[:200], min_version))
 
 
+def ask_python(action, task_vars, python, min_version):
+    """The node's interpreter asked for its version over the bare connection (no Python needed, no tty), by
+    ``action`` (an ActionBase): {python, version} and, where it cannot run modules, failed, msg and
+    problems (node_python_unusable); problems [] otherwise. Also node_facts' first step (its min_python)."""
+    configured = task_vars.get("ansible_python_interpreter")
+    python = interpreter(python, action._templar.template(configured) if configured else None)
+    answer = action._low_level_execute_command("%s -c %s" % (shlex.quote(python), shlex.quote(ASK)), sudoable=False)
+    stdout, stderr = to_text(answer.get("stdout", "")), to_text(answer.get("stderr", ""))
+    host = task_vars.get("inventory_hostname")
+    version, failure = verdict(host or "this node", python, answer.get("rc", 1), stdout, stderr, min_version)
+    asked = dict(python=python, version=version, problems=[])
+    if failure:
+        # The one problem shape, so that the report names the code (preflight registers this result).
+        asked.update(failed=True, msg=failure, problems=[problem("node_python_unusable", failure, host=host)])
+    return asked
+
+
 class ActionModule(ActionBase):
     TRANSFERS_FILES = False
     _supports_check_mode = True
@@ -61,20 +78,6 @@ class ActionModule(ActionBase):
 
     def run(self, tmp=None, task_vars=None):
         result = super(ActionModule, self).run(tmp, task_vars)
-        task_vars = task_vars or {}
         args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)[1]
-        configured = task_vars.get("ansible_python_interpreter")
-        python = interpreter(args["python"], self._templar.template(configured) if configured else None)
-        # No Python is needed for this: the command goes over the bare connection, without a tty.
-        answer = self._low_level_execute_command("%s -c %s" % (shlex.quote(python), shlex.quote(ASK)), sudoable=False)
-        stdout, stderr = to_text(answer.get("stdout", "")), to_text(answer.get("stderr", ""))
-        version, failure = verdict(task_vars.get("inventory_hostname", "this node"), python, answer.get("rc", 1),
-                                   stdout, stderr, args["min_version"])
-        result.update(changed=False, python=python, version=version)
-        if failure:
-            # The one problem shape, so that the report names the code (preflight registers this result).
-            result.update(failed=True, msg=failure, problems=[
-                problem("node_python_unusable", failure, host=task_vars.get("inventory_hostname"))])
-        else:
-            result["problems"] = []
+        result.update(ask_python(self, task_vars or {}, args["python"], args["min_version"]), changed=False)
         return result

@@ -93,12 +93,13 @@ def wait_for_nodes(api_port, expected_nodes, timeout, require_all_nodes):
 
 
 def read_health(launchctl, label, api_port, expected_nodes, timeout, require_all_nodes,
-                health_check=True, python=None, version="", identify=False):
+                health_check=True, python=None, version="", identify=False, printed=None):
     """{version, running, api_ok, nodes_seen, nodes_expected}: the job from `launchctl print
     system/LABEL` (113: launchd knows no such job; whatever else fails also means not running) and,
     while it is loaded and health_check asks for it, /state until it lists expected_nodes. With
-    ``identify``, also {node_id, node_ids} (ask_identity's; None and [] when the API is silent)."""
-    rc, stdout, dummy = commands.result_of([launchctl, "print", "system/" + label])
+    ``identify``, also {node_id, node_ids} (ask_identity's; None and [] when the API is silent). ``printed``: the
+    (rc, stdout, stderr) of that `launchctl print` where the caller ran it already."""
+    rc, stdout, dummy = printed or commands.result_of([launchctl, "print", "system/" + label])
     loaded = rc == 0
     api_ok, seen = wait_for_nodes(api_port, expected_nodes, timeout, require_all_nodes) \
         if health_check and loaded else (False, 0)

@@ -54,6 +54,16 @@ def read_user():
     return {"user_id": entry.pw_name, "user_dir": entry.pw_dir}
 
 
+def read_supports_authrestart(module, state):
+    """Whether `fdesetup authrestart` works here: asked only where FileVault is on (the one case a restart needs it,
+    so a Mac without FileVault runs one command less); None when not asked, or where fdesetup answers neither true
+    nor false (only a plan that needs it decides)."""
+    if state != "on":
+        return None
+    rc, stdout = commands.result_of([commands.require_command(module, "fdesetup"), "supportsauthrestart"])[:2]
+    return _fdesetup.parse_supports_authrestart(stdout) if rc == 0 else None
+
+
 def collect(module):
     """The module's result for module.params: the facts of every group in params["gather"]."""
     groups = module.params["gather"]
@@ -62,7 +72,13 @@ def collect(module):
             version_tuple(module.params["min_macos"])
         except ValueError as exc:
             module.fail_json(msg="min_macos: %s" % exc)
-    reads = plan_reads(module, groups)
+    exo_found = exo_settings(module) if "exo" in groups else None
+    # exo's own job, when the exo read runs and launchd is asked about it too: its one `launchctl print` is the exo
+    # read's (which runs beside the other reads), not a second one.
+    shared_label = None
+    if exo_found is not None and "launchd" in groups and exo_found["label"] in module.params["launchd_labels"]:
+        shared_label = exo_found["label"]
+    reads = plan_reads(module, groups, printed_elsewhere=shared_label)
     # One read of each file per run: the applied plan serves files, links, network and ssh.
     files = FileReads()
     jobs = {}
@@ -71,12 +87,10 @@ def collect(module):
         link_options = module.params["links"]
         jobs["links"] = lambda: probe_links(module, wanted_links, link_options["count"], link_options["timeout"],
                                             link_options.get("interval"))
-    if "exo" in groups:
-        exo_found = exo_settings(module)
-        if exo_found is not None:
-            launchctl = commands.require_command(module, "launchctl")
-            jobs["exo"] = lambda: read_exo(module, launchctl, exo_found,
-                                           wanted_links if "links" in groups else None)
+    if exo_found is not None:
+        launchctl = commands.require_command(module, "launchctl")
+        jobs["exo"] = lambda: read_exo(module, launchctl, exo_found, wanted_links if "links" in groups else None,
+                                       reads if shared_label else None)
     if "ssh" in groups:
         ssh_targets = plan_ssh(module, files)
         ssh_options = module.params["ssh"]
@@ -102,11 +116,10 @@ def collect(module):
                                      "free_gb": _df.gib(volume["free_kib"]), "mounted_on": volume["mounted_on"]}
     if "filevault" in groups:
         node["filevault"] = commands.parse(module, _fdesetup.parse_status, reads.output("fdesetup"))
-        # Unknown (None) where fdesetup does not answer true or false: only a plan that needs it decides.
-        rc, stdout = reads.results["authrestart"][:2]
-        node["filevault"]["supports_authrestart"] = _fdesetup.parse_supports_authrestart(stdout) if rc == 0 else None
+        node["filevault"]["supports_authrestart"] = read_supports_authrestart(module, node["filevault"]["state"])
     if "launchd" in groups:
         node["launchd"] = read_launchd(module, reads)
+    if "launchd_disabled" in groups:
         node["launchd_disabled"] = read_launchd_disabled(module, reads)
     if "boot" in groups:
         node["boot_session"] = reads.output("boot").strip()

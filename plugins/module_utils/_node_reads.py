@@ -57,19 +57,27 @@ class Reads(object):
         self.module = module
         self.argvs = []
         self.keys = []
+        self.named = {}  # key -> argv, also of a read another job runs
         self.results = {}
 
-    def add(self, key, argv):
+    def add(self, key, argv, elsewhere=False):
+        """A read of this run; ``elsewhere``: another job of the run runs it and gives its answer (answer())."""
         self.keys.append(key)
-        self.argvs.append(argv)
+        self.argvs.append(None if elsewhere else argv)
+        self.named[key] = argv
+
+    def answer(self, key, result):
+        """The result of a read another job ran (add(..., elsewhere=True))."""
+        self.results[key] = result
 
     def run(self):
         for key, result in zip(self.keys, commands.run_parallel(self.argvs)):
-            self.results[key] = result
+            if result is not None:
+                self.results[key] = result
 
     def output(self, key):
         """stdout of a read that must succeed."""
-        return commands.succeeded(self.module, self.argvs[self.keys.index(key)], self.results[key])
+        return commands.succeeded(self.module, self.named[key], self.results[key])
 
 
 class FileReads(object):
@@ -236,14 +244,19 @@ def exo_python(options, settings):
     return beside if beside and os.path.exists(beside) else None
 
 
-def read_exo(module, launchctl, settings, links=None):
+def read_exo(module, launchctl, settings, links=None, reads=None):
     """exo's health as exo_health reads it, from the LaunchDaemon's own label and port; with the
-    cables of C(links), also what each cable's peer exo answers at its Thunderbolt address (C(peers))."""
+    cables of C(links), also what each cable's peer exo answers at its Thunderbolt address (C(peers)). With
+    ``reads``, its `launchctl print` is also the launchd group's answer for the label (Reads.answer)."""
     options = module.params["exo"]
+    printed = None
+    if reads is not None:
+        printed = commands.result_of([launchctl, "print", "system/" + settings["label"]])
+        reads.answer(("launchd", settings["label"]), printed)
     health = read_health(launchctl, settings["label"],
                          settings["api_port"], options["expected_nodes"], options["timeout"],
                          options["require_all_nodes"], python=exo_python(options, settings), version=None,
-                         identify=True)
+                         identify=True, printed=printed)
     if links is not None:
         health["peers"] = ask_peers(links, settings["api_port"])
     return health
@@ -395,7 +408,9 @@ def read_sudo(module, reads):
     return {"rc": rc, "problems": commands.parse(module, sudo_audit, stdout, rc, stderr)}
 
 
-def plan_reads(module, groups):
+def plan_reads(module, groups, printed_elsewhere=None):
+    """The reads of ``groups``; the `launchctl print` of label ``printed_elsewhere`` is run by another job (the exo
+    read's), which gives its answer."""
     params = module.params
     reads = Reads(module)
     need = commands.require_command
@@ -408,10 +423,10 @@ def plan_reads(module, groups):
         reads.add(("df", path), [need(module, "df"), "-k", path])
     if "filevault" in groups:
         reads.add("fdesetup", [need(module, "fdesetup"), "status"])
-        reads.add("authrestart", [need(module, "fdesetup"), "supportsauthrestart"])
     for label in params["launchd_labels"] if "launchd" in groups else []:
-        reads.add(("launchd", label), [need(module, "launchctl"), "print", "system/" + label])
-    if "launchd" in groups and params["launchd_labels"]:
+        reads.add(("launchd", label), [need(module, "launchctl"), "print", "system/" + label],
+                  elsewhere=label == printed_elsewhere)
+    if "launchd_disabled" in groups and params["launchd_labels"]:
         reads.add("print_disabled", [need(module, "launchctl"), "print-disabled", "system"])
     if "boot" in groups:
         reads.add("boot", [need(module, "sysctl"), "-n", "kern.bootsessionuuid"])

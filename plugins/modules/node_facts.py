@@ -21,10 +21,11 @@ description:
     C(sw_vers) runs only when that (whose keys are unconfirmed) lacks them, after system_profiler;
     its answer then also fills C(mac.macos_version) and C(mac.macos_build). Without C(mac),
     C(sw_vers) runs with the other reads.
-  - C(disk) runs C(df -k) once per path in O(volumes); C(filevault) runs C(fdesetup status) and
-    C(fdesetup supportsauthrestart);
+  - C(disk) runs C(df -k) once per path in O(volumes); C(filevault) runs C(fdesetup status), and
+    C(fdesetup supportsauthrestart) only where FileVault is on;
     C(launchd) runs C(launchctl print system/LABEL) per label in O(launchd_labels) (exit status 0
-    is loaded) and C(launchctl print-disabled system); C(boot) reads C(kern.bootsessionuuid); C(wired_limit) reads the live
+    is loaded); C(launchd_disabled) runs C(launchctl print-disabled system) once, for the same labels;
+    C(boot) reads C(kern.bootsessionuuid); C(wired_limit) reads the live
     C(iogpu.wired_limit_mb) and the boot-time target the gpu_memory role's LaunchDaemon
     (O(wired_limit_plist)) sets; C(updates) runs C(softwareupdate --list) (slow, it asks Apple servers);
     C(user) returns the connecting user's name and home as the facts C(user_id) and C(user_dir);
@@ -72,13 +73,14 @@ author: macops.cluster team (@macops)
 extends_documentation_fragment:
   - macops.cluster.attributes
   - macops.cluster.attributes.facts
+  - macops.cluster.attributes.action
 options:
   gather:
     description: What to read.
     type: list
     elements: str
-    choices: [mac, macos, disk, filevault, launchd, boot, wired_limit, rdma, updates, user, files, models, links, exo,
-              network, settings, packages, sudo, ssh, listening, memory, programs, managed, installers]
+    choices: [mac, macos, disk, filevault, launchd, launchd_disabled, boot, wired_limit, rdma, updates, user, files,
+              models, links, exo, network, settings, packages, sudo, ssh, listening, memory, programs, managed, installers]
     default: [mac, macos, disk, filevault, launchd, user]
   volumes:
     description: Paths whose volume C(disk) measures, each given to C(df -k) as is.
@@ -252,6 +254,15 @@ options:
     description: Where C(settings) reads the automatic update settings (a missing file sets none of them).
     type: path
     default: /Library/Preferences/com.apple.SoftwareUpdate.plist
+  min_python:
+    description:
+      - Ask the node's Python first, over the bare connection (no module, no Python needed), as
+        M(macops.cluster.node_python) does. Where C(ansible_python_interpreter) (else C(/usr/bin/python3)) is missing,
+        only the Command Line Tools stub, or older than this version, the task fails with the problem
+        C(node_python_unusable) and its fix (RV(problems)), and nothing else runs on the node. Unset, the module runs
+        at once. The action plugin asks; the module itself never sees this option.
+    type: str
+    version_added: 0.2.0
   set_facts:
     description:
       - Return RV(mac) as the fact C(macops_mac) and everything else gathered as the fact C(macops_node).
@@ -289,6 +300,13 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+problems:
+  description: With O(min_python), the problem C(node_python_unusable) when the node has no usable Python (the task then
+    fails and returns nothing else).
+  returned: when the node's Python is unusable
+  type: list
+  elements: dict
+  version_added: 0.2.0
 mac:
   description: The C(macops_mac) dictionary of M(macops.cluster.system_profiler) (see its RV(mac)).
   returned: when C(mac) is gathered
@@ -308,13 +326,14 @@ volumes:
   sample: {"/": {"path": "/", "size_kib": 971350180, "free_kib": 650553916, "free_gb": 620.4}}
 filevault:
   description: C(on) (the next boot stops at the unlock screen), C(state) (C(on), C(off), C(pending)), C(status),
-    and C(supports_authrestart) (fdesetup supportsauthrestart, true or false; null when it answers neither).
+    and C(supports_authrestart) (fdesetup supportsauthrestart, true or false; null where FileVault is not on, so
+    it was not asked, or where it answers neither).
   returned: when C(filevault) is gathered
   type: dict
 launchd_disabled:
   description: The labels of O(launchd_labels) that C(launchctl print-disabled system) lists as disabled (launchd
     loads none of them at boot).
-  returned: when C(launchd) is gathered
+  returned: when C(launchd_disabled) is gathered
   type: list
   elements: str
 launchd:
@@ -471,7 +490,7 @@ from ansible_collections.macops.cluster.plugins.module_utils import _module_comm
 from ansible_collections.macops.cluster.plugins.module_utils._node_collect import collect
 from ansible_collections.macops.cluster.plugins.module_utils._parsing import ParseError
 
-GROUPS = ["mac", "macos", "disk", "filevault", "launchd", "boot", "wired_limit", "rdma", "updates", "user", "files",
+GROUPS = ["mac", "macos", "disk", "filevault", "launchd", "launchd_disabled", "boot", "wired_limit", "rdma", "updates", "user", "files",
           "models", "links", "exo", "network", "settings", "packages", "sudo", "ssh", "listening", "memory", "programs",
           "managed", "installers"]
 DEFAULT_GROUPS = ["mac", "macos", "disk", "filevault", "launchd", "user"]
@@ -524,6 +543,8 @@ def main():
                 names=dict(type="list", elements="str", default=[]),
             )),
             set_facts=dict(type="bool", default=False),
+            # Asked by the action plugin before the module runs (plugins/action/node_facts.py); never reaches here.
+            min_python=dict(type="str"),
             record=dict(type="bool", default=False),
         ),
         supports_check_mode=True,

@@ -21,6 +21,9 @@ description:
     controller with C(lookup('ansible.builtin.template', ...)) and pass the text as O(files[].content).
   - A file is written to a temporary file in the same directory, checked with O(files[].validate)
     when given, then moved over the old one atomically, so a broken file never lands.
+  - A V(block) entry keeps a block of lines between two marker lines inside a file others also edit (pf.conf,
+    C(~/.ssh/known_hosts)), as M(ansible.builtin.blockinfile) does with C(insertafter=EOF) or C(insertbefore=BOF),
+    and writes the same text, so a file blockinfile kept is left unchanged.
   - Entries are handled in the order given; a failure stops at that entry and names it, leaving the
     entries before it done.
 author: macops.cluster team (@macops)
@@ -45,9 +48,10 @@ options:
       state:
         description:
           - V(file) writes O(files[].content); V(directory) creates the directory and its parents;
-            V(absent) removes a file or a symbolic link (never a directory).
+            V(absent) removes a file or a symbolic link (never a directory); V(block) sets the managed block
+            O(files[].block) inside the file (created when missing), or removes it when O(files[].block) is empty.
         type: str
-        choices: [file, directory, absent]
+        choices: [file, directory, absent, block]
         default: file
       content:
         description: The file's text (V(file) only; required there). Written as UTF-8.
@@ -61,6 +65,21 @@ options:
       mode:
         description: Octal mode such as C('0644'). Unchanged for an existing path when omitted.
         type: str
+      block:
+        description: The managed block's lines (V(block) only); empty removes the block and its markers.
+        type: str
+        version_added: 0.2.0
+      marker:
+        description: The marker lines, C({mark}) standing for C(BEGIN) and C(END) (V(block) only).
+        type: str
+        default: "# {mark} ANSIBLE MANAGED BLOCK"
+        version_added: 0.2.0
+      insert_at:
+        description: Where a block the file does not hold yet goes (V(block) only).
+        type: str
+        choices: [end, start]
+        default: end
+        version_added: 0.2.0
       validate:
         description:
           - Command that checks the new file before it replaces the old one; C(%s) stands for the
@@ -108,6 +127,7 @@ import tempfile
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_bytes, to_native, to_text
 from ansible_collections.macops.cluster.plugins.module_utils import _module_commands as commands
+from ansible_collections.macops.cluster.plugins.module_utils._managed_block import with_block
 
 
 def _read(path):
@@ -179,12 +199,19 @@ def apply_entry(module, entry):
         changed = _attributes(module, entry, created, attr_diff)
         return changed, (diff if created else _attribute_diff(path, attr_diff))
 
-    if entry.get("content") is None:
-        module.fail_json(msg="files[%s]: state=file needs content" % path)
     if os.path.isdir(path):
         module.fail_json(msg="%s is a directory, not a file" % path)
-    data = to_bytes(entry["content"], errors="surrogate_or_strict")
     before = _read(path)
+    if state == "block":
+        if before is None and not entry.get("block"):
+            return False, None  # no file, no block: nothing to remove
+        text = with_block(to_text(before, errors="surrogate_or_strict") if before is not None else None,
+                          entry.get("block") or "", entry["marker"], entry["insert_at"] == "start")
+        data = to_bytes(text, errors="surrogate_or_strict")
+    elif entry.get("content") is None:
+        module.fail_json(msg="files[%s]: state=file needs content" % path)
+    else:
+        data = to_bytes(entry["content"], errors="surrogate_or_strict")
     written = before != data
     if written:
         diff.update(before=to_text(before or b"", errors="surrogate_or_replace"),
@@ -216,8 +243,11 @@ def main():
         argument_spec=dict(
             files=dict(type="list", elements="dict", required=True, options=dict(
                 path=dict(type="path", required=True),
-                state=dict(type="str", choices=["file", "directory", "absent"], default="file"),
+                state=dict(type="str", choices=["file", "directory", "absent", "block"], default="file"),
                 content=dict(type="str"),
+                block=dict(type="str"),
+                marker=dict(type="str", default="# {mark} ANSIBLE MANAGED BLOCK"),
+                insert_at=dict(type="str", choices=["end", "start"], default="end"),
                 owner=dict(type="str"),
                 group=dict(type="str"),
                 mode=dict(type="str"),

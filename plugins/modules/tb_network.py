@@ -121,6 +121,14 @@ options:
     type: list
     elements: path
     default: []
+  hardware_ports:
+    description:
+      - The Mac's hardware ports as an earlier read in the same run found them (the node_facts C(mac) group's
+        C(hardware_ports), C({name, device, mac}) each); given, C(networksetup -listallhardwareports) is not run
+        again. Configuring services changes no hardware port.
+    type: list
+    elements: dict
+    version_added: 0.2.0
   launchd_loaded:
     description:
       - "What an earlier read in the same run found, as C({label: loaded}) (the node_facts C(launchd) group).
@@ -313,10 +321,14 @@ def read_state(module, wanted):
     # Reads at once: the ports, the service order and the bridge first, then (they need the names)
     # every service's settings and every port's MTU.
     bridge_argv = [commands.require_command(module, "ifconfig"), DEFAULT_BRIDGE_DEVICE] if wanted["bridge"] == "absent" else None
-    first = [[networksetup, "-listallhardwareports"], [networksetup, "-listnetworkserviceorder"]]
-    ports_result, order_result, bridge_result = commands.run_parallel(first + [bridge_argv])
-    hardware_ports = commands.parse(module, parse_hardware_ports, commands.succeeded(module, first[0], ports_result))
-    services = commands.parse(module, parse_service_order, commands.succeeded(module, first[1], order_result))
+    # The hardware ports an earlier read of this run found (node_facts' mac group) are not asked again.
+    known_ports = module.params["hardware_ports"]
+    ports_argv = None if known_ports else [networksetup, "-listallhardwareports"]
+    order_argv = [networksetup, "-listnetworkserviceorder"]
+    ports_result, order_result, bridge_result = commands.run_parallel([ports_argv, order_argv, bridge_argv])
+    hardware_ports = known_ports or commands.parse(module, parse_hardware_ports,
+                                                   commands.succeeded(module, ports_argv, ports_result))
+    services = commands.parse(module, parse_service_order, commands.succeeded(module, order_argv, order_result))
     infos, mtus = read_service_settings(module, networksetup, hardware_ports, services, wanted)
     bridge_live = live_bridge(module, bridge_result)
     return hardware_ports, services, infos, mtus, bridge_live
@@ -451,6 +463,7 @@ def main():
             )),
             address_reset_daemons=dict(type="list", elements="path", default=[]),
             launchd_loaded=dict(type="dict", default={}),
+            hardware_ports=dict(type="list", elements="dict"),
             links=dict(type="list", elements="dict", default=[], options=dict(
                 interface=dict(type="str", required=True),
                 ip=dict(type="str"),

@@ -69,6 +69,11 @@ def load_specs(roles_dir):
             raise InputSpecError("cannot read %s: %s" % (path, exc))
         specs[role] = dict((name, (entry or {}).get("options") or {})
                            for name, entry in ((data.get("argument_specs") or {}).items()))
+        # A role without tasks (macops: the settings every role depends on) names its one entry point otherwise, so
+        # that Ansible does not check it again for every role that depends on it; it is the role's own spec.
+        if "main" not in specs[role] and len(specs[role]) == 1 and not os.path.isdir(
+                os.path.join(os.path.dirname(os.path.dirname(path)), "tasks")):
+            specs[role]["main"] = next(iter(specs[role].values()))
     if not specs:
         raise InputSpecError("no meta/argument_specs.yml under %s" % roles_dir)
     return specs

@@ -12,9 +12,8 @@ from ansible_collections.macops.cluster.plugins.module_utils._problems import RE
 # Tasks whose change --check cannot predict, because they depend on an earlier change in the same
 # run (docs/site.md lists each with the reason). Keep this list short and explained.
 UNPREDICTABLE = {
-    # The node's own key pair is only predicted, so there is no public key to authorize, or record, yet.
+    # The node's own key pair is only predicted, so there is no public key to authorize yet.
     "macops.cluster.ssh_mesh : Authorize every node's key and remove the keys that rotation replaced",
-    "macops.cluster.ssh_mesh : Record the cluster keys this node accepts",
     # On a fresh node --check only predicts the LaunchDaemon plist: launchd has no job to start,
     # and no changed configuration to apply (the handler flush that restarts it).
     "macops.cluster.exo : Start the exo service and keep it enabled at boot",

@@ -107,7 +107,7 @@ ROUTES = [
     ("vm_stat/", "", ["/usr/bin/vm_stat"], [(node_facts.main, {"gather": ["memory"]})]),
     ("fdesetup/", "", ["/usr/bin/fdesetup", "status"], [(node_facts.main, {"gather": ["filevault"]})]),
     ("launchctl/print_disabled", "", ["/bin/launchctl", "print-disabled"],
-     [(node_facts.main, {"gather": ["launchd"], "launchd_labels": ["org.macops.serve"]})]),
+     [(node_facts.main, {"gather": ["launchd_disabled"], "launchd_labels": ["org.macops.serve"]})]),
     ("rdma_ctl/", "", ["/usr/bin/rdma_ctl"], [(rdma_status.main, {})]),
     ("ibv_devices/", "", ["/usr/bin/ibv_devices"], [(rdma_status.main, {})]),
     ("ibv_devinfo/", "", ["/usr/bin/ibv_devinfo"], [(rdma_status.main, {})]),

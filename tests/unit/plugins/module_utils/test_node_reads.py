@@ -31,14 +31,16 @@ def test_launchd_labels_and_volumes(monkeypatch, capsys):
     args = {"gather": ["launchd", "disk"], "launchd_labels": ["com.openssh.sshd", "io.exo.networksetup"],
             "volumes": ["/", "/Volumes/Models"]}
     result, calls = run_module(monkeypatch, capsys, node_facts.main, args, studio())
-    assert sorted(calls) == sorted([SSHD, EXO_DAEMON, PRINT_DISABLED, DF_ROOT, DF_MODELS])
+    # launchctl print-disabled only with the group launchd_disabled (only an update needs it).
+    assert sorted(calls) == sorted([SSHD, EXO_DAEMON, DF_ROOT, DF_MODELS]) and "launchd_disabled" not in result
     assert result["launchd"] == {"com.openssh.sshd": True, "io.exo.networksetup": False}
     assert sorted(result["volumes"]) == ["/", "/Volumes/Models"]
     assert "ansible_facts" not in result
 
 
 def test_the_labels_launchctl_disable_keeps_from_booting(monkeypatch, capsys):
-    args = {"gather": ["launchd"], "launchd_labels": ["org.macops.serve", "org.macops.exo", "io.exo.networksetup"]}
+    args = {"gather": ["launchd", "launchd_disabled"],
+            "launchd_labels": ["org.macops.serve", "org.macops.exo", "io.exo.networksetup"]}
     found = studio(dict((("/bin/launchctl", "print", "system/" + label), (113, "", "")) for label in args[
         "launchd_labels"]))
     result, _calls = run_module(monkeypatch, capsys, node_facts.main, args, found)
@@ -117,6 +119,27 @@ def test_exo_asks_the_exo_its_launchdaemon_describes(monkeypatch, capsys, tmp_pa
         True, "org.macops.exo", 52999, True, 4, True)
     assert exo["message"] == "" and exo_api["urls"] == ["http://127.0.0.1:52999/state"]
     assert EXO_PRINT in calls
+
+
+@pytest.mark.parametrize("printed, loaded", [(EXO_RUNNING, True), ((113, "", "Could not find service"), False)])
+def test_launchd_and_exo_asking_about_exo_s_job_share_one_launchctl_print(monkeypatch, capsys, tmp_path, exo_api,
+                                                                          printed, loaded):
+    args = {"gather": ["launchd", "exo"], "launchd_labels": ["com.openssh.sshd", "org.macops.exo"],
+            "exo": {"plist": exo_plist(tmp_path), "expected_nodes": 4, "timeout": 0, "host": "mac1"}}
+    result, calls = run_module(monkeypatch, capsys, node_facts.main, args, studio({tuple(EXO_PRINT): printed}))
+    assert result.get("failed") is None, result.get("msg")
+    assert calls.count(EXO_PRINT) == 1 and SSHD in calls
+    assert result["launchd"] == {"com.openssh.sshd": True, "org.macops.exo": loaded}
+    assert result["exo"]["running"] is loaded
+
+
+def test_a_shared_print_that_fails_otherwise_fails_the_read_naming_it(monkeypatch, capsys, tmp_path, exo_api):
+    args = {"gather": ["launchd", "exo"], "launchd_labels": ["org.macops.exo"],
+            "exo": {"plist": exo_plist(tmp_path), "timeout": 0, "host": "mac1"}}
+    result, _ = run_module(monkeypatch, capsys, node_facts.main, args,
+                           studio({tuple(EXO_PRINT): (5, "", "launchctl: Operation not permitted")}))
+    assert result["failed"] and "launchctl print system/org.macops.exo" in result["msg"]
+    assert "Operation not permitted" in result["msg"]
 
 
 def test_exo_missing_nodes_is_unhealthy_with_the_readings_and_what_to_check(monkeypatch, capsys, tmp_path, exo_api):

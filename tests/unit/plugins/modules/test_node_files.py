@@ -127,3 +127,37 @@ def test_bad_entries_fail_with_the_path_named(monkeypatch, capsys, tmp_path):
     (tmp_path / "f").write_text("")
     not_dir, _ = run(monkeypatch, capsys, [{"path": str(tmp_path / "f"), "state": "directory"}])
     assert not_dir["failed"] and "not a directory" in not_dir["msg"]
+
+
+def test_a_block_is_kept_inside_a_file_others_edit_validated_and_removed(monkeypatch, capsys, tmp_path):
+    conf = tmp_path / "pf.conf"
+    conf.write_text("anchor \"com.apple/*\"\n")
+    entry = {"path": str(conf), "state": "block", "block": "anchor \"macops\"", "marker": "# {mark} MACOPS",
+             "validate": "/sbin/pfctl -nf %s", "mode": "0644"}
+    checker = Validator(rc=0)
+    result, calls = run(monkeypatch, capsys, [entry], mac=checker, diff=True)
+    text = "anchor \"com.apple/*\"\n# BEGIN MACOPS\nanchor \"macops\"\n# END MACOPS\n"
+    assert result["changed_paths"] == [str(conf)] and conf.read_text() == text and checker.checked == [text]
+    assert result["diff"][0]["after"] == text and calls[0][:2] == ["/sbin/pfctl", "-nf"]
+    again, _ = run(monkeypatch, capsys, [entry], mac=Validator(rc=0))
+    assert again["changed"] is False
+    # Someone edits the file around the block: it stays theirs, only the block is set again.
+    conf.write_text("set skip on lo0\n" + text.replace("anchor \"macops\"\n", "stale\n") + "pass all\n")
+    fixed, _ = run(monkeypatch, capsys, [dict(entry, block="anchor \"macops\"\nload anchor")], mac=Validator(rc=0))
+    assert fixed["changed"] is True and conf.read_text() == (
+        "set skip on lo0\nanchor \"com.apple/*\"\n# BEGIN MACOPS\nanchor \"macops\"\nload anchor\n# END MACOPS\npass all\n")
+    removed, _ = run(monkeypatch, capsys, [dict(entry, block="")], mac=Validator(rc=0))
+    assert removed["changed"] is True and conf.read_text() == "set skip on lo0\nanchor \"com.apple/*\"\npass all\n"
+
+
+def test_a_block_in_a_missing_file_creates_it_at_the_start_and_check_mode_only_predicts(monkeypatch, capsys, tmp_path):
+    config = tmp_path / "config"
+    entry = {"path": str(config), "state": "block", "block": "Host mac1\n    HostName 198.18.0.11",
+             "insert_at": "start", "mode": "0600"}
+    predicted, _ = run(monkeypatch, capsys, [entry], check=True)
+    assert predicted["changed_paths"] == [str(config)] and not config.exists()
+    result, _ = run(monkeypatch, capsys, [entry])
+    assert config.read_text() == ("# BEGIN ANSIBLE MANAGED BLOCK\nHost mac1\n    HostName 198.18.0.11\n"
+                                  "# END ANSIBLE MANAGED BLOCK\n") and mode_of(str(config)) == "0600"
+    nothing, _ = run(monkeypatch, capsys, [{"path": str(tmp_path / "none"), "state": "block", "block": ""}])
+    assert nothing["changed"] is False and not (tmp_path / "none").exists()

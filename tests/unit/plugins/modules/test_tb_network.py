@@ -7,6 +7,7 @@ import stat
 
 from ansible.plugins.filter.core import to_nice_json
 
+from ansible_collections.macops.cluster.plugins.module_utils._networksetup import parse_hardware_ports
 from ansible_collections.macops.cluster.plugins.modules import tb_network
 
 from fake_links import LINK, PING, ROUTE, link_mac
@@ -66,6 +67,16 @@ def test_real_run_applies_the_planned_commands_in_order(monkeypatch, capsys):
     assert result["bridge_removed"] is True
     assert result["services"] == [{"device": "en3", "service": "Thunderbolt 2", "address": "198.19.0.1",
                                    "netmask": "255.255.255.252"}]
+
+
+def test_the_hardware_ports_an_earlier_read_found_are_not_asked_again(monkeypatch, capsys):
+    known = parse_hardware_ports(read_fixture("networksetup/listallhardwareports_studio.txt"))
+    asked, _ = run_module(monkeypatch, capsys, tb_network.main, {"services": [EN3], "_ansible_check_mode": True},
+                          fresh_studio())
+    given, calls = run_module(monkeypatch, capsys, tb_network.main,
+                              {"services": [EN3], "_ansible_check_mode": True, "hardware_ports": known}, fresh_studio())
+    assert PORTS not in calls and sorted(calls) == sorted([ORDER, IFCONFIG_BRIDGE])
+    assert given["commands"] == asked["commands"] and given["changed"] is True
 
 
 def test_failing_command_names_what_was_already_applied(monkeypatch, capsys):
